@@ -1,0 +1,1 @@
+"""Accounts: sign-up, log-in, log-out (Django auth)."""

@@ -1,0 +1,1 @@
+"""Chat: conversations with the Oracle, streamed live."""

@@ -1,0 +1,5 @@
+from django.urls import path
+
+from chat import views
+
+urlpatterns = [path("", views.home, name="home")]

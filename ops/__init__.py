@@ -1,0 +1,1 @@
+"""Operations: health checks, worker heartbeats, the embedded Redis, `manage.py serve`."""

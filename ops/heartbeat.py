@@ -1,0 +1,73 @@
+"""Worker heartbeats in Redis, so `/healthz` can count live workers in one round trip.
+
+Each Celery worker process writes `oracle:worker:<hostname>` with a short
+expiry and refreshes it from a daemon thread; a worker that dies simply stops
+refreshing and drops out of the count within `HEARTBEAT_TTL` seconds.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+
+import redis
+from celery.signals import worker_ready, worker_shutdown
+from django.conf import settings
+
+logger = logging.getLogger(__name__)
+
+KEY_PREFIX = "oracle:worker:"
+HEARTBEAT_TTL = 30
+HEARTBEAT_INTERVAL = 10
+
+_stop = threading.Event()
+_hostname: str | None = None
+
+
+def redis_client(timeout: float = 2.0) -> redis.Redis:
+    """A client of the configured (or embedded) Redis."""
+    return redis.Redis.from_url(
+        settings.REDIS_URL, socket_timeout=timeout, socket_connect_timeout=timeout
+    )
+
+
+def live_worker_count(client: redis.Redis) -> int:
+    return sum(1 for _ in client.scan_iter(match=f"{KEY_PREFIX}*", count=100))
+
+
+def _beat(hostname: str) -> None:
+    client = redis_client()
+    while not _stop.is_set():
+        try:
+            client.set(f"{KEY_PREFIX}{hostname}", str(time.time()), ex=HEARTBEAT_TTL)
+        except redis.RedisError as error:
+            logger.warning("worker heartbeat failed: %s", error)
+        _stop.wait(HEARTBEAT_INTERVAL)
+    try:
+        client.delete(f"{KEY_PREFIX}{hostname}")
+    except redis.RedisError:
+        pass
+
+
+def _on_worker_ready(sender: object, **_: object) -> None:
+    global _hostname
+    _hostname = str(getattr(sender, "hostname", "worker"))
+    _stop.clear()
+    threading.Thread(target=_beat, args=(_hostname,), name="oracle-heartbeat", daemon=True).start()
+
+
+def _on_worker_shutdown(**_: object) -> None:
+    _stop.set()
+    if _hostname:
+        try:
+            redis_client().delete(f"{KEY_PREFIX}{_hostname}")
+        except redis.RedisError:
+            pass
+
+
+def connect_worker_signals() -> None:
+    worker_ready.connect(_on_worker_ready, weak=False, dispatch_uid="oracle-heartbeat-ready")
+    worker_shutdown.connect(
+        _on_worker_shutdown, weak=False, dispatch_uid="oracle-heartbeat-shutdown"
+    )

@@ -1,0 +1,266 @@
+"""Django settings for Oracle, read from the environment (and `.env` when present).
+
+Every variable is read once, here, through one `environ.Env()`. The README lists
+them. With nothing set, Oracle runs on SQLite, an embedded Redis and the offline
+model, with a development secret key generated once and kept under `var/`.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import environ
+from django.core.exceptions import ImproperlyConfigured
+
+from ops.embedded_redis import EmbeddedRedisError, embedded_redis_for
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+env = environ.Env()
+environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
+
+# LiteLLM must use its bundled price list: there may be no network.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+VAR_DIR = Path(env.str("ORACLE_VAR_DIR", default=str(BASE_DIR / "var")))
+VAR_DIR.mkdir(parents=True, exist_ok=True)
+
+DEBUG = env.bool("DEBUG", default=True)
+
+
+def _secret_key() -> str:
+    key = env.str("SECRET_KEY", default="")
+    if key:
+        return key
+    if not DEBUG:
+        raise ImproperlyConfigured(
+            "SECRET_KEY must be set when DEBUG is off (for example: "
+            "python -c 'import secrets; print(secrets.token_urlsafe(50))')."
+        )
+    # A development key, generated once and kept so sessions survive restarts.
+    key_file = VAR_DIR / "dev-secret-key"
+    if not key_file.exists():
+        key_file.write_text(secrets.token_urlsafe(50))
+        key_file.chmod(0o600)
+    return key_file.read_text().strip()
+
+
+SECRET_KEY = _secret_key()
+
+ALLOWED_HOSTS = env.list(
+    "ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"] if DEBUG else []
+)
+CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "channels",
+    "accounts",
+    "ops",
+    "chat",
+    "settings_ui",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.auth.middleware.LoginRequiredMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "oracle.urls"
+ASGI_APPLICATION = "oracle.asgi.application"
+WSGI_APPLICATION = None
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database ---------------------------------------------------------------
+
+
+def _database() -> dict[str, object]:
+    default = f"sqlite:///{VAR_DIR / 'oracle.sqlite3'}"
+    url = env.str("DATABASE_URL", default=default)
+    scheme = urlsplit(url).scheme
+    supported = ("sqlite", "postgres", "postgresql", "pgsql", "postgis")
+    if scheme not in supported:
+        raise ImproperlyConfigured(
+            f"DATABASE_URL {url!r} is not a database URL Oracle supports. Use "
+            "sqlite:////absolute/path/oracle.sqlite3 or "
+            "postgres://USER:PASSWORD@HOST:5432/NAME."
+        )
+    try:
+        config = env.db_url_config(url)
+    except (ValueError, KeyError) as error:
+        raise ImproperlyConfigured(f"DATABASE_URL {url!r} could not be read: {error}") from error
+    if config["ENGINE"] == "django.db.backends.sqlite3":
+        # Many concurrent writers (web + workers): wait for the lock, and WAL.
+        config.setdefault("OPTIONS", {}).update(
+            {"timeout": 20, "transaction_mode": "IMMEDIATE", "init_command": "PRAGMA journal_mode=WAL;"}
+        )
+    else:
+        config.setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=60))
+        config.setdefault("CONN_HEALTH_CHECKS", True)
+    return config
+
+
+DATABASES = {"default": _database()}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Redis: configured, or embedded ----------------------------------------
+
+
+def _redis_url() -> tuple[str, bool]:
+    """The Redis URL to use, and whether this process started the embedded server."""
+    configured = env.str("REDIS_URL", default="")
+    if configured:
+        if urlsplit(configured).scheme not in ("redis", "rediss", "unix"):
+            raise ImproperlyConfigured(
+                f"REDIS_URL {configured!r} is not a Redis URL "
+                "(redis://HOST:6379/0, rediss://… or unix:///path/redis.sock)."
+            )
+        return configured, False
+    embedded = embedded_redis_for(VAR_DIR)
+    try:
+        started = embedded.ensure_running()
+    except EmbeddedRedisError as error:
+        raise ImproperlyConfigured(f"REDIS_URL is unset and {error}") from error
+    return embedded.url(), started
+
+
+def _celery_url(redis_url: str) -> str:
+    """Kombu and Celery spell a unix socket `redis+socket:///path?virtual_host=DB`."""
+    parts = urlsplit(redis_url)
+    if parts.scheme != "unix":
+        return redis_url
+    db = parse_qs(parts.query).get("db", ["0"])[0]
+    return f"redis+socket://{parts.path}?virtual_host={db}"
+
+
+REDIS_URL, EMBEDDED_REDIS_STARTED_HERE = _redis_url()
+EMBEDDED_REDIS = not env.str("REDIS_URL", default="")
+
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": REDIS_URL,
+        "KEY_PREFIX": "oracle",
+    }
+}
+
+CHANNEL_LAYERS = {
+    "default": {
+        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        "CONFIG": {"hosts": [{"address": REDIS_URL}], "prefix": "oracle:channels"},
+    }
+}
+
+# --- Celery ------------------------------------------------------------------
+# Agent runs are long and I/O-bound; the worker uses the thread pool (see README).
+# The thread pool cannot kill a task, so the engine enforces each run's time limit
+# itself (at most 600 s plus wind-down); the hard limit below is the backstop for
+# pools that can, and the broker's visibility timeout stays above it so a task is
+# never redelivered while it may still be running.
+CELERY_BROKER_URL = _celery_url(REDIS_URL)
+CELERY_RESULT_BACKEND = _celery_url(REDIS_URL)
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_TIME_LIMIT = 900
+CELERY_TASK_SOFT_TIME_LIMIT = 840
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+CELERY_RESULT_EXPIRES = 3600
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+ORACLE_WORKER_CONCURRENCY = env.int("ORACLE_WORKER_CONCURRENCY", default=32)
+
+# --- The model -----------------------------------------------------------------
+# With no ORACLE_MODEL, the built-in offline model answers (no network needed).
+ORACLE_MODEL = env.str("ORACLE_MODEL", default="")
+ORACLE_API_BASE = env.str("ORACLE_API_BASE", default="")
+ORACLE_API_KEY = env.str("ORACLE_API_KEY", default="")
+ORACLE_MODELS = env.list("ORACLE_MODELS", default=[ORACLE_MODEL] if ORACLE_MODEL else [])
+if ORACLE_MODEL and ORACLE_MODEL not in ORACLE_MODELS:
+    ORACLE_MODELS.insert(0, ORACLE_MODEL)
+
+# --- Serving -------------------------------------------------------------------
+ORACLE_HOST = env.str("ORACLE_HOST", default="127.0.0.1")
+ORACLE_PORT = env.int("ORACLE_PORT", default=8000)
+
+# --- Auth -------------------------------------------------------------------------
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "login"
+
+# --- Static files ---------------------------------------------------------------
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = VAR_DIR / "staticfiles"
+# WhiteNoise serves static files under daphne straight from the finders: no
+# collectstatic step for a self-hosted install.
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = DEBUG
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = env.str("TIME_ZONE", default="UTC")
+USE_I18N = True
+USE_TZ = True
+
+# --- Production security (all on when DEBUG is off; `check --deploy` is clean) ----
+if not DEBUG:
+    SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=True)
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+    SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=31_536_000)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=True)
+    SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", default=True)
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    if env.bool("BEHIND_TLS_PROXY", default=False):
+        SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+    "loggers": {
+        "httpx": {"level": "WARNING"},
+        "LiteLLM": {"level": "WARNING"},
+    },
+}

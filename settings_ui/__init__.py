@@ -1,0 +1,1 @@
+"""Settings: each user's AgentConfig, edited on a page that saves itself."""
