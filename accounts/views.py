@@ -22,4 +22,6 @@ def sign_up(request: HttpRequest) -> HttpResponse:
         )
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         return redirect("home")
-    return render(request, "accounts/signup.html", {"form": form}, status=400 if form.errors else 200)
+    return render(
+        request, "accounts/signup.html", {"form": form}, status=400 if form.errors else 200
+    )

@@ -16,9 +16,9 @@ import os
 import signal
 import subprocess
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 import redis
 
@@ -126,4 +126,3 @@ def embedded_redis_for(var_dir: Path) -> EmbeddedRedis:
 
 
 __all__ = ["EmbeddedRedis", "EmbeddedRedisError", "embedded_redis_for"]
-

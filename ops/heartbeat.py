@@ -7,6 +7,7 @@ refreshing and drops out of the count within `HEARTBEAT_TTL` seconds.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -44,10 +45,8 @@ def _beat(hostname: str) -> None:
         except redis.RedisError as error:
             logger.warning("worker heartbeat failed: %s", error)
         _stop.wait(HEARTBEAT_INTERVAL)
-    try:
+    with contextlib.suppress(redis.RedisError):
         client.delete(f"{KEY_PREFIX}{hostname}")
-    except redis.RedisError:
-        pass
 
 
 def _on_worker_ready(sender: object, **_: object) -> None:
@@ -60,10 +59,8 @@ def _on_worker_ready(sender: object, **_: object) -> None:
 def _on_worker_shutdown(**_: object) -> None:
     _stop.set()
     if _hostname:
-        try:
+        with contextlib.suppress(redis.RedisError):
             redis_client().delete(f"{KEY_PREFIX}{_hostname}")
-        except redis.RedisError:
-            pass
 
 
 def connect_worker_signals() -> None:

@@ -41,7 +41,9 @@ def healthz(request: HttpRequest) -> JsonResponse:
         workers = 0
     finally:
         client.close()
-    failing = [name for name, value in (("database", database), ("redis", redis_status)) if value != "ok"]
+    failing = [
+        name for name, value in (("database", database), ("redis", redis_status)) if value != "ok"
+    ]
     body: dict[str, object] = {
         "status": "error" if failing else ("ok" if workers else "degraded"),
         "database": database,

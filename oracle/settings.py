@@ -123,7 +123,11 @@ def _database() -> dict[str, object]:
     if config["ENGINE"] == "django.db.backends.sqlite3":
         # Many concurrent writers (web + workers): wait for the lock, and WAL.
         config.setdefault("OPTIONS", {}).update(
-            {"timeout": 20, "transaction_mode": "IMMEDIATE", "init_command": "PRAGMA journal_mode=WAL;"}
+            {
+                "timeout": 20,
+                "transaction_mode": "IMMEDIATE",
+                "init_command": "PRAGMA journal_mode=WAL;",
+            }
         )
     else:
         config.setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=60))

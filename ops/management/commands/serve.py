@@ -9,6 +9,7 @@ the rest are stopped too and the command exits non-zero.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import signal
@@ -29,10 +30,8 @@ _PR_SET_PDEATHSIG = 1
 
 def _die_with_parent() -> None:
     """Children get SIGTERM if this supervisor dies, even by SIGKILL (Linux)."""
-    try:
+    with contextlib.suppress(OSError):
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
-    except OSError:
-        pass
 
 
 class Command(BaseCommand):
@@ -65,18 +64,13 @@ class Command(BaseCommand):
         else:
             self.stdout.write("Using Redis at REDIS_URL.")
 
-        children = {
-            "daphne": self._spawn(
-                [sys.executable, "-m", "daphne", "-b", host, "-p", str(port),
-                 "--proxy-headers", "oracle.asgi:application"]
-            ),  # fmt: skip
-            "worker": self._spawn(
-                [sys.executable, "-m", "celery", "-A", "oracle", "worker",
-                 "--pool", "threads", "--concurrency", str(options["concurrency"]),
-                 "--hostname", f"oracle-{os.getpid()}@%h", "--loglevel", "INFO",
-                 "--without-gossip", "--without-mingle"]
-            ),  # fmt: skip
-        }
+        daphne = [sys.executable, "-m", "daphne", "-b", host, "-p", str(port),
+                  "--proxy-headers", "oracle.asgi:application"]  # fmt: skip
+        worker = [sys.executable, "-m", "celery", "-A", "oracle", "worker",
+                  "--pool", "threads", "--concurrency", str(options["concurrency"]),
+                  "--hostname", f"oracle-{os.getpid()}@%h", "--loglevel", "INFO",
+                  "--without-gossip", "--without-mingle"]  # fmt: skip
+        children = {"daphne": self._spawn(daphne), "worker": self._spawn(worker)}
         exit_code = 0
         announced = False
         try:

@@ -1,0 +1,133 @@
+"""Real processes for tests that cross them: Celery workers, `manage.py serve`, daphne."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from django.conf import settings
+
+ROOT = Path(__file__).resolve().parent.parent
+T = TypeVar("T")
+
+
+def base_env(**overrides: str | None) -> dict[str, str]:
+    """The test process's environment, pointing children at the same Redis; None removes."""
+    env = dict(os.environ)
+    env["PYTHONUNBUFFERED"] = "1"
+    env["ORACLE_VAR_DIR"] = str(settings.VAR_DIR)
+    if not settings.EMBEDDED_REDIS:
+        env["REDIS_URL"] = settings.REDIS_URL
+    for key, value in overrides.items():
+        if value is None:
+            env.pop(key, None)
+        else:
+            env[key] = value
+    return env
+
+
+def manage(
+    *args: str, env: dict[str, str] | None = None, timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env=env or base_env(),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def wait_for(check: Callable[[], T | None], timeout: float, interval: float = 0.1) -> T:
+    """Poll until `check` returns something truthy; fail the test after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    last_error: Exception | None = None
+    while time.monotonic() < deadline:
+        try:
+            result = check()
+        except Exception as error:  # the thing polled may not be up yet
+            last_error = error
+            result = None
+        if result:
+            return result
+        time.sleep(interval)
+    raise AssertionError(f"gave up after {timeout} s (last error: {last_error!r})")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def get_json(url: str, timeout: float = 5) -> tuple[int, dict[str, Any]]:
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+def get_status(url: str, timeout: float = 5) -> int:
+    request = urllib.request.Request(url)
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return int(response.status)
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+def start(command: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    handle = open(log, "wb")  # noqa: SIM115 - lives as long as the process
+    return subprocess.Popen(command, cwd=ROOT, env=env, stdout=handle, stderr=subprocess.STDOUT)
+
+
+def start_worker(
+    log: Path, *, name: str, env: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
+    command = [
+        sys.executable, "-m", "celery", "-A", "oracle", "worker", "--pool", "threads",
+        "--concurrency", "4", "--hostname", f"{name}@%h", "--loglevel", "INFO",
+        "--without-gossip", "--without-mingle",
+    ]  # fmt: skip
+    return start(command, env or base_env(), log)
+
+
+def stop(process: subprocess.Popen[bytes], sig: int = signal.SIGTERM, timeout: float = 20) -> int:
+    if process.poll() is None:
+        process.send_signal(sig)
+        try:
+            process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+            raise
+    return int(process.returncode)
+
+
+def processes_mentioning(text: str) -> list[str]:
+    """Command lines of live processes that contain `text` (from /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            status = (entry / "stat").read_text().split()[2]
+        except OSError:
+            continue
+        if text in cmdline and status != "Z":
+            found.append(f"{entry.name}: {cmdline.strip()}")
+    return found

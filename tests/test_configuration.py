@@ -1,0 +1,102 @@
+"""Settings come from the environment; mistakes give one clear line, not a traceback."""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+
+from tests import processes
+
+PRINT_SETTING = "from django.conf import settings; print(settings.{})"
+
+
+def shell(code: str, **env: str | None) -> tuple[int, str, str]:
+    result = processes.manage("shell", "--no-imports", "-c", code, env=processes.base_env(**env))
+    return result.returncode, result.stdout.strip(), result.stderr.strip()
+
+
+def test_it_rejects_a_bad_database_url_with_a_clear_message() -> None:
+    code, _, stderr = shell("pass", DATABASE_URL="mysqlx://what/ever")
+
+    assert code == 2
+    assert "DATABASE_URL" in stderr
+    assert "postgres://" in stderr  # says what would be right
+    assert "Traceback" not in stderr
+
+
+def test_it_reads_a_postgresql_database_url() -> None:
+    code, stdout, _ = shell(
+        "from django.conf import settings; d = settings.DATABASES['default'];"
+        "print(d['ENGINE'], d['HOST'], d['PORT'], d['NAME'])",
+        DATABASE_URL="postgres://oracle:pw@db.example:5433/oracle_prod",
+    )
+
+    assert code == 0
+    assert stdout == "django.db.backends.postgresql db.example 5433 oracle_prod"
+
+
+def test_it_uses_sqlite_under_the_var_folder_by_default(tmp_path: Path) -> None:
+    code, stdout, _ = shell(
+        "from django.conf import settings; print(settings.DATABASES['default']['NAME'])",
+        DATABASE_URL=None,
+        ORACLE_VAR_DIR=str(tmp_path),
+        REDIS_URL="redis://127.0.0.1:1/0",
+    )
+
+    assert code == 0
+    assert stdout == str(tmp_path / "oracle.sqlite3")
+
+
+def test_it_rejects_a_redis_url_that_is_not_one() -> None:
+    code, _, stderr = shell("pass", REDIS_URL="http://127.0.0.1:6379")
+
+    assert code == 2
+    assert "REDIS_URL" in stderr
+    assert "Traceback" not in stderr
+
+
+def test_it_requires_a_secret_key_when_debug_is_off() -> None:
+    code, _, stderr = shell("pass", DEBUG="false", SECRET_KEY=None, ALLOWED_HOSTS="example.com")
+
+    assert code == 2
+    assert "SECRET_KEY must be set when DEBUG is off" in stderr
+
+
+def test_it_generates_a_development_key_once_and_keeps_it(tmp_path: Path) -> None:
+    env = {"SECRET_KEY": None, "DEBUG": "true", "ORACLE_VAR_DIR": str(tmp_path),
+           "REDIS_URL": "redis://127.0.0.1:1/0"}  # fmt: skip
+
+    first = shell(PRINT_SETTING.format("SECRET_KEY"), **env)[1]
+    second = shell(PRINT_SETTING.format("SECRET_KEY"), **env)[1]
+
+    assert len(first) >= 50
+    assert first == second
+    assert (tmp_path / "dev-secret-key").stat().st_mode & 0o077 == 0  # owner only
+
+
+def test_production_settings_pass_the_deploy_check() -> None:
+    result = processes.manage(
+        "check", "--deploy", "--fail-level", "WARNING",
+        env=processes.base_env(
+            DEBUG="false", SECRET_KEY=secrets.token_urlsafe(50), ALLOWED_HOSTS="oracle.example.com"
+        ),
+    )  # fmt: skip
+
+    assert result.returncode == 0, result.stderr
+    assert "no issues" in result.stdout
+
+
+def test_it_reads_the_model_variables() -> None:
+    code, stdout, _ = shell(
+        "from django.conf import settings;"
+        "print(settings.ORACLE_MODEL, settings.ORACLE_API_BASE, settings.ORACLE_MODELS)",
+        ORACLE_MODEL="openai/gpt-4o-mini",
+        ORACLE_API_BASE="http://127.0.0.1:11434",
+        ORACLE_MODELS="openai/gpt-4o,anthropic/claude-sonnet-4-5",
+    )
+
+    assert code == 0
+    assert stdout == (
+        "openai/gpt-4o-mini http://127.0.0.1:11434 "
+        "['openai/gpt-4o-mini', 'openai/gpt-4o', 'anthropic/claude-sonnet-4-5']"
+    )
