@@ -3,7 +3,7 @@
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
-PIP_INSTALL := $(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt
+PIP_INSTALL := $(BIN)/python -m pip install -qq --disable-pip-version-check -c constraints.txt
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 
 .PHONY: run test lint format clean
