@@ -1,7 +1,11 @@
-"""WebSocket URL routes; each app adds its consumers here."""
+"""WebSocket URL routes."""
 
 from __future__ import annotations
 
-from django.urls import URLPattern
+from django.urls import path
 
-websocket_urlpatterns: list[URLPattern] = []
+from chat.consumers import ConversationConsumer
+
+websocket_urlpatterns = [
+    path("ws/conversations/<str:conversation_id>/", ConversationConsumer.as_asgi()),
+]

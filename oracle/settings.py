@@ -268,3 +268,42 @@ LOGGING = {
         "LiteLLM": {"level": "WARNING"},
     },
 }
+
+# --- Runs -----------------------------------------------------------------------------
+# How often a worker writes and publishes what a run streams (coalescing tokens).
+ORACLE_STREAM_FLUSH_SECONDS = env.float("ORACLE_STREAM_FLUSH_SECONDS", default=0.05)
+# A running run whose worker has not written for this long is marked interrupted.
+ORACLE_RUN_HEARTBEAT_TIMEOUT = env.float("ORACLE_RUN_HEARTBEAT_TIMEOUT", default=30.0)
+ORACLE_MAX_MESSAGE_CHARS = env.int("ORACLE_MAX_MESSAGE_CHARS", default=32_000)
+
+# --- Operator limits (settings_ui) ---
+# Hard caps that end every run whatever the user's settings say, even under the
+# `warn` action or unlimited iterations (SPEC sections 2 and 5). The defaults are
+# the engine's own (agents.config.OperatorLimits).
+from agents.config import OperatorLimits as _OperatorLimits  # noqa: E402
+
+_OPERATOR_DEFAULTS = _OperatorLimits()
+ORACLE_HARD_MAX_ITERATIONS = env.int(
+    "ORACLE_HARD_MAX_ITERATIONS", default=_OPERATOR_DEFAULTS.max_iterations
+)
+ORACLE_HARD_MAX_TOOL_CALLS = env.int(
+    "ORACLE_HARD_MAX_TOOL_CALLS", default=_OPERATOR_DEFAULTS.max_tool_calls
+)
+ORACLE_HARD_TOKEN_BUDGET = env.int(
+    "ORACLE_HARD_TOKEN_BUDGET", default=_OPERATOR_DEFAULTS.token_budget
+)
+ORACLE_HARD_TIMEOUT_SECONDS = env.float(
+    "ORACLE_HARD_TIMEOUT_SECONDS", default=_OPERATOR_DEFAULTS.timeout_seconds
+)
+ORACLE_HARD_MAX_COST_USD = env.float(
+    "ORACLE_HARD_MAX_COST_USD", default=_OPERATOR_DEFAULTS.max_cost_usd
+)
+for _name in (
+    "ORACLE_HARD_MAX_ITERATIONS",
+    "ORACLE_HARD_MAX_TOOL_CALLS",
+    "ORACLE_HARD_TOKEN_BUDGET",
+    "ORACLE_HARD_TIMEOUT_SECONDS",
+    "ORACLE_HARD_MAX_COST_USD",
+):
+    if not globals()[_name] > 0:
+        raise ImproperlyConfigured(f"{_name} must be a positive number.")

@@ -10,5 +10,6 @@ urlpatterns = [
     path("", include("accounts.urls")),
     path("", include("chat.urls")),
     path("settings/", include("settings_ui.urls")),
+    path("api/settings/", include("settings_ui.api_urls")),
     path("admin/", admin.site.urls),
 ]

@@ -1,10 +1,115 @@
+"""The settings page: every field saves itself (htmx), or the whole form posts without JS."""
+
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
-from django.views.decorators.http import require_GET
+from typing import Any
+
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods, require_POST
+
+from agents.config import FIELDS_BY_NAME, AgentConfig, ConfigError
+from chat.services import api_token_create, api_token_revoke
+from settings_ui import selectors
+from settings_ui.forms import LIMIT_ACTION_SENTENCES, AgentConfigForm
+from settings_ui.policy import effective_model, operator_limits, server_default_label
+from settings_ui.services import agent_config_for, agent_config_reset, agent_config_update
 
 
-@require_GET
+def _price_notice(config: AgentConfig) -> str:
+    """Why cost limits cannot apply to the chosen model, or "" when they can."""
+    model = effective_model(config)
+    if not model:
+        return "The offline model is free and has no price, so the cost limit cannot apply to it."
+    if not selectors.model_has_price(model):
+        return (
+            f"{model} has no price in LiteLLM's price list: its calls count as costing "
+            "nothing, so the cost limit cannot apply to it."
+        )
+    return ""
+
+
+def _page(
+    request: HttpRequest, form: AgentConfigForm, *, status: int = 200, **extra: Any
+) -> HttpResponse:
+    context = {
+        "form": form,
+        "price_notice": _price_notice(form.config),
+        "limit_action_sentences": LIMIT_ACTION_SENTENCES,
+        "current_action": form.config.limit_action.value,
+        "server_default": server_default_label(),
+        "hard_caps": operator_limits(),
+        "tokens": selectors.api_token_list(user=request.user),
+        **extra,
+    }
+    return render(request, "settings_ui/settings.html", context, status=status)
+
+
+@require_http_methods(["GET", "POST"])
 def settings_page(request: HttpRequest) -> HttpResponse:
-    return render(request, "settings_ui/settings.html")
+    """The page; a POST (no JavaScript) saves every field at once, or none."""
+    config = agent_config_for(user=request.user)
+    if request.method != "POST":
+        return _page(request, AgentConfigForm(config=config))
+    form = AgentConfigForm(request.POST, config=config)
+    if form.is_valid():
+        try:
+            agent_config_update(user=request.user, raw=form.raw())
+        except ConfigError as error:
+            _add_errors(form, error)
+        else:
+            messages.success(request, "Settings saved.")
+            return redirect("settings")
+    return _page(request, form, status=400)
+
+
+@require_POST
+def setting_save(request: HttpRequest, name: str) -> HttpResponse:
+    """Save one field (htmx autosave); answers its status line: "Saved" or the errors."""
+    if name not in FIELDS_BY_NAME:
+        raise Http404("No such setting.")
+    form = AgentConfigForm(request.POST, config=agent_config_for(user=request.user), only=[name])
+    saved = None
+    if form.is_valid():
+        try:
+            saved = agent_config_update(user=request.user, raw=form.raw())
+        except ConfigError as error:
+            _add_errors(form, error)
+    context = {
+        "control": form.control(name),
+        "saved": saved is not None,
+        "price_notice": _price_notice(saved) if saved and name == "model" else None,
+    }
+    return render(request, "settings_ui/_status.html", context, status=200 if saved else 400)
+
+
+@require_POST
+def settings_reset(request: HttpRequest) -> HttpResponse:
+    agent_config_reset(user=request.user)
+    messages.success(request, "Every setting is back to its default.")
+    return redirect("settings")
+
+
+@require_POST
+def api_token_new(request: HttpRequest) -> HttpResponse:
+    """Create a token and show it once, on this response only (it is never stored)."""
+    name = request.POST.get("name", "").strip()
+    _, raw = api_token_create(user=request.user, name=name)
+    form = AgentConfigForm(config=agent_config_for(user=request.user))
+    return _page(request, form, new_token=raw)
+
+
+@require_POST
+def api_token_delete(request: HttpRequest, token_id: int) -> HttpResponse:
+    token = selectors.api_token_get(user=request.user, token_id=token_id)
+    if token is None:
+        raise Http404("No such token.")
+    api_token_revoke(token=token)
+    messages.success(request, f"Token {token.hint}… revoked.")
+    return redirect("settings")
+
+
+def _add_errors(form: AgentConfigForm, error: ConfigError) -> None:
+    for name, field_messages in error.errors.items():
+        form.add_error(name if name in form.fields else None, field_messages)

@@ -17,6 +17,8 @@ from typing import Any, TypeVar
 
 from django.conf import settings
 
+from ops.lifecycle import die_with_parent
+
 ROOT = Path(__file__).resolve().parent.parent
 T = TypeVar("T")
 
@@ -91,7 +93,14 @@ def get_status(url: str, timeout: float = 5) -> int:
 
 def start(command: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
     handle = open(log, "wb")  # noqa: SIM115 - lives as long as the process
-    return subprocess.Popen(command, cwd=ROOT, env=env, stdout=handle, stderr=subprocess.STDOUT)
+    return subprocess.Popen(
+        command,
+        cwd=ROOT,
+        env=env,
+        stdout=handle,
+        stderr=subprocess.STDOUT,
+        preexec_fn=die_with_parent,  # nothing outlives a killed test run
+    )
 
 
 def start_worker(

@@ -9,8 +9,6 @@ the rest are stopped too and the command exits non-zero.
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
 import os
 import signal
 import socket
@@ -24,14 +22,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from ops.embedded_redis import embedded_redis_for
-
-_PR_SET_PDEATHSIG = 1
-
-
-def _die_with_parent() -> None:
-    """Children get SIGTERM if this supervisor dies, even by SIGKILL (Linux)."""
-    with contextlib.suppress(OSError):
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+from ops.lifecycle import die_with_parent
 
 
 class Command(BaseCommand):
@@ -124,7 +115,7 @@ class Command(BaseCommand):
 
 def _preexec() -> None:
     os.setpgrp()
-    _die_with_parent()
+    die_with_parent()
 
 
 def _port_open(host: str, port: int) -> bool:

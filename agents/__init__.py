@@ -1,0 +1,1 @@
+"""Oracle's agent engine: pure async Python, no Django (see SPEC sections 2-6)."""

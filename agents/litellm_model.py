@@ -1,0 +1,183 @@
+"""Models through LiteLLM: streaming, tool calls, usage, prices from LiteLLM's bundled map."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import logging
+import os
+from collections.abc import AsyncGenerator, Sequence
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+# Never fetch the price map over the network: use the copy bundled with LiteLLM.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+import litellm
+from litellm import exceptions as provider_errors
+
+from agents.model import (
+    FinishPart,
+    Message,
+    ModelError,
+    ModelRequest,
+    StreamPart,
+    TextDelta,
+    ToolCallPart,
+    UsagePart,
+)
+
+litellm.suppress_debug_info = True  # no "Give Feedback" banners on stdout
+# LiteLLM's aiohttp transport leaves the connection open when a stream is closed
+# early; httpx closes it, so a stopped run really hangs up on the provider.
+litellm.disable_aiohttp_transport = True
+logger = logging.getLogger(__name__)
+
+_TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (
+    provider_errors.RateLimitError,
+    provider_errors.Timeout,
+    provider_errors.APIConnectionError,
+    provider_errors.InternalServerError,
+    provider_errors.ServiceUnavailableError,
+)
+
+
+class LiteLLMModel:
+    """A provider model named by a LiteLLM model string (e.g. `openai/gpt-4o-mini`)."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_base: str | None = None,
+        api_key: str | None = None,
+        request_timeout: float = 600.0,
+    ) -> None:
+        self.model = model
+        self.api_base = api_base or None
+        self.api_key = api_key or None
+        self.request_timeout = request_timeout
+        self.input_price, self.output_price = model_prices(model)
+
+    @property
+    def name(self) -> str:
+        return self.model
+
+    @property
+    def is_priced(self) -> bool:
+        """False when LiteLLM has no price for the model (it then costs 0)."""
+        return bool(self.input_price or self.output_price)
+
+    def count_tokens(self, messages: Sequence[Message]) -> int:
+        try:
+            return int(litellm.token_counter(model=self.model, messages=list(messages)))
+        except Exception:
+            # An unknown tokenizer must not stop a run: fall back to ~4 characters a token.
+            return sum(len(json.dumps(message)) // 4 for message in messages)
+
+    def price(self, prompt_tokens: int, completion_tokens: int) -> float:
+        return prompt_tokens * self.input_price + completion_tokens * self.output_price
+
+    async def stream(self, request: ModelRequest) -> AsyncGenerator[StreamPart, None]:
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "messages": list(request.messages),
+            "stream": True,
+            "stream_options": {"include_usage": True},
+            "timeout": self.request_timeout,
+            # The run retries itself, inside its own time limit.
+            "num_retries": 0,
+            "max_retries": 0,
+        }
+        if request.tools:
+            kwargs["tools"] = list(request.tools)
+        if self.api_base:
+            kwargs["api_base"] = self.api_base
+        if self.api_key:
+            kwargs["api_key"] = self.api_key
+        try:
+            response = await litellm.acompletion(**kwargs)
+        except Exception as error:
+            raise _model_error(error) from error
+        try:
+            async for part in _parts(response):
+                yield part
+        except ModelError:
+            raise
+        except Exception as error:
+            raise _model_error(error) from error
+        finally:
+            # Closing the wrapper closes the HTTP stream to the provider.
+            await response.aclose()
+
+
+async def _parts(response: Any) -> AsyncGenerator[StreamPart, None]:
+    calls: dict[int, dict[str, str]] = {}
+    finish_reason: str | None = None
+    async for chunk in response:
+        usage = getattr(chunk, "usage", None)
+        if usage is not None and (usage.prompt_tokens or usage.completion_tokens):
+            yield UsagePart(int(usage.prompt_tokens or 0), int(usage.completion_tokens or 0))
+        if not chunk.choices:
+            continue
+        choice = chunk.choices[0]
+        delta = choice.delta
+        if delta is not None and delta.content:
+            yield TextDelta(delta.content)
+        for call in (delta.tool_calls if delta is not None else None) or ():
+            slot = calls.setdefault(call.index or 0, {"id": "", "name": "", "arguments": ""})
+            slot["id"] = call.id or slot["id"]
+            if call.function is not None:
+                slot["name"] += call.function.name or ""
+                slot["arguments"] += call.function.arguments or ""
+        if choice.finish_reason:
+            finish_reason = choice.finish_reason
+    if finish_reason is None:
+        raise ModelError("the model's stream ended early", transient=True)
+    for index, slot in sorted(calls.items()):
+        yield ToolCallPart(slot["id"] or f"call_{index}", slot["name"], slot["arguments"])
+    yield FinishPart(finish_reason)
+
+
+def model_prices(model: str) -> tuple[float, float]:
+    """USD per prompt token and per completion token, from LiteLLM's bundled map.
+
+    A model without a price costs 0 (SPEC section 2).
+    """
+    try:
+        prompt, _ = litellm.cost_per_token(model=model, prompt_tokens=1_000_000)
+        _, completion = litellm.cost_per_token(model=model, completion_tokens=1_000_000)
+    except Exception:
+        return 0.0, 0.0
+    return float(prompt) / 1_000_000, float(completion) / 1_000_000
+
+
+def _model_error(error: Exception) -> ModelError:
+    status = getattr(error, "status_code", None)
+    transient = isinstance(error, _TRANSIENT_ERRORS) or (
+        isinstance(status, int) and (status == 429 or status >= 500)
+    )
+    message = f"{type(error).__name__}: {error}"
+    logger.info("model call failed (transient=%s): %s", transient, message)
+    return ModelError(message[:500], transient=transient, retry_after=_retry_after(error))
+
+
+def _retry_after(error: Exception) -> float | None:
+    headers: Any = getattr(error, "litellm_response_headers", None)
+    if headers is None:
+        response = getattr(error, "response", None)
+        headers = getattr(response, "headers", None)
+    if headers is None:
+        return None
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        pass
+    try:
+        moment = parsedate_to_datetime(value)
+        return max((moment - datetime.datetime.now(moment.tzinfo)).total_seconds(), 0.0)
+    except (TypeError, ValueError):
+        return None

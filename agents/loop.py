@@ -1,0 +1,570 @@
+"""The run loop: prepare -> call the model -> run the tools -> decide, until the tree says stop.
+
+The loop only does the steps; what a limit means lives in the decision tree. A
+stop from outside (cancel token), the time limit and the cost and token budgets
+interrupt a streaming model call or running tools within a second, keeping what
+was already streamed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from collections.abc import Awaitable, Callable, Sequence
+from contextlib import aclosing
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeVar
+
+from agents import wording
+from agents.cancel import CancelToken
+from agents.clock import Clock
+from agents.events import Event, EventSink, EventType, discard_events
+from agents.model import (
+    FinishPart,
+    Message,
+    Model,
+    ModelError,
+    ModelRequest,
+    TextDelta,
+    ToolCallPart,
+    UsagePart,
+)
+from agents.state import (
+    AgentState,
+    FailureClass,
+    LastResponse,
+    RunStatus,
+    TerminationReason,
+)
+from agents.tools import ToolRegistry, ToolResult
+from agents.tree import DecisionTree
+
+SYSTEM_PROMPT = (
+    "You are the Oracle, a helpful assistant. Use the tools when they help, "
+    "keep answers short and clear, and say so when you are unsure."
+)
+
+# Before the first call there is no completion to learn from; assume a short answer.
+_FIRST_COMPLETION_ESTIMATE = 256
+# How long to wait for a cancelled stream or tool to clean up (closing connections).
+_CLEANUP_SECONDS = 0.5
+
+T = TypeVar("T")
+StopCause = Literal["cancel", "timeout"]
+CheckpointSink = Callable[[AgentState], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class RunDeps:
+    """What a run works with; kept apart from the run's state."""
+
+    model: Model
+    tree: DecisionTree
+    tools: ToolRegistry = field(default_factory=ToolRegistry)
+    clock: Clock = field(default_factory=Clock)
+    max_retries: int = 3
+    retry_base_delay: float = 0.5
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """How a run (or one round of it) came out; `state` is ready to save or continue."""
+
+    state: AgentState
+
+    @property
+    def status(self) -> RunStatus:
+        return self.state.status
+
+    @property
+    def reason(self) -> TerminationReason | None:
+        return self.state.termination_reason or self.state.paused_reason
+
+    @property
+    def final_text(self) -> str:
+        return self.state.final_text
+
+
+def new_state(
+    question: str,
+    *,
+    history: Sequence[Message] = (),
+    system_prompt: str = SYSTEM_PROMPT,
+    run_id: str | None = None,
+) -> AgentState:
+    """A fresh run state: the system prompt, earlier conversation, then the question."""
+    messages: list[Message] = [{"role": "system", "content": system_prompt}]
+    messages.extend(history)
+    messages.append({"role": "user", "content": question})
+    return AgentState(run_id=run_id or uuid.uuid4().hex, messages=messages)
+
+
+async def start_run(
+    question: str,
+    deps: RunDeps,
+    *,
+    on_event: EventSink = discard_events,
+    cancel: CancelToken | None = None,
+    on_checkpoint: CheckpointSink | None = None,
+    history: Sequence[Message] = (),
+    system_prompt: str = SYSTEM_PROMPT,
+    run_id: str | None = None,
+) -> RunResult:
+    """Answer `question`: emit `run.started`, then run until the tree stops or pauses."""
+    state = new_state(question, history=history, system_prompt=system_prompt, run_id=run_id)
+    state.unlimited_iterations = deps.tree.get_config().unlimited_iterations
+    run = _Run(state, deps, on_event, cancel, on_checkpoint)
+    await run.emit(
+        EventType.RUN_STARTED,
+        run_id=state.run_id,
+        model=deps.model.name,
+        config=deps.tree.get_config().to_dict(),
+    )
+    return await run.drive()
+
+
+async def continue_run(
+    state: AgentState,
+    deps: RunDeps,
+    *,
+    on_event: EventSink = discard_events,
+    cancel: CancelToken | None = None,
+    on_checkpoint: CheckpointSink | None = None,
+) -> RunResult:
+    """Continue a stopped or paused run: a fresh round, no new user message.
+
+    Round counters start again; the run totals keep counting. The current
+    settings in `deps.tree` apply.
+    """
+    if state.termination_reason is TerminationReason.COMPLETED:
+        raise ValueError("a completed run has nothing to continue")
+    state.begin_round(unlimited_iterations=deps.tree.get_config().unlimited_iterations)
+    run = _Run(state, deps, on_event, cancel, on_checkpoint)
+    await run.emit(EventType.RUN_RESUMED, run_id=state.run_id, round=state.rounds)
+    return await run.drive()
+
+
+async def resume_run(
+    state: AgentState,
+    deps: RunDeps,
+    *,
+    on_event: EventSink = discard_events,
+    cancel: CancelToken | None = None,
+    on_checkpoint: CheckpointSink | None = None,
+) -> RunResult:
+    """Pick a running state up again in the same round (e.g. after a worker was lost)."""
+    state.apply_iteration_mode(unlimited_iterations=deps.tree.get_config().unlimited_iterations)
+    run = _Run(state, deps, on_event, cancel, on_checkpoint)
+    await run.emit(EventType.RUN_RESUMED, run_id=state.run_id, round=state.rounds)
+    return await run.drive()
+
+
+async def stop_paused_run(
+    state: AgentState, deps: RunDeps, *, on_event: EventSink = discard_events
+) -> RunResult:
+    """End a paused run with the reason of the limit it paused at (SPEC section 5)."""
+    if state.status is not RunStatus.PAUSED or state.paused_reason is None:
+        raise ValueError("only a paused run can be stopped this way")
+    reason = state.paused_reason
+    state.status = RunStatus.RUNNING
+    run = _Run(state, deps, on_event, None, None)
+    return await run.finish(reason)
+
+
+@dataclass
+class _Streamed:
+    """What one model call produced, complete or not."""
+
+    text_parts: list[str] = field(default_factory=list)
+    tool_calls: list[ToolCallPart] = field(default_factory=list)
+    usage: UsagePart | None = None
+    finish_reason: str | None = None
+    interrupted: bool = False
+    streamed_chars: int = 0
+
+    @property
+    def text(self) -> str:
+        return "".join(self.text_parts)
+
+
+class _Run:
+    """One drive of the loop over a state."""
+
+    def __init__(
+        self,
+        state: AgentState,
+        deps: RunDeps,
+        on_event: EventSink,
+        cancel: CancelToken | None,
+        on_checkpoint: CheckpointSink | None,
+    ) -> None:
+        self.state = state
+        self.on_checkpoint = on_checkpoint
+        self.deps = deps
+        self.tree = deps.tree
+        self.model = deps.model
+        self.clock = deps.clock
+        self.on_event = on_event
+        self.cancel = cancel or CancelToken()
+        self._mark = self.clock.now()
+        self._deadline = self._mark
+        # Running estimate of the prompt size, updated as messages are added, so
+        # each iteration costs the same however long the history grows.
+        self._context_tokens = 0
+        self._counted_messages = 0
+        self._tools_tokens = (
+            self.model.count_tokens([{"role": "system", "content": json.dumps(schemas)}])
+            if (schemas := deps.tools.schemas)
+            else 0
+        )
+        self._unemitted_text = ""
+
+    async def emit(self, event_type: str, **fields: Any) -> None:
+        event: Event = {"type": event_type, "seq": self.state.next_seq, **fields}
+        self.state.next_seq += 1
+        await self.on_event(event)
+
+    # --- the steps --------------------------------------------------------------
+
+    async def drive(self) -> RunResult:
+        state = self.state
+        while True:
+            self._tick()
+            if self.on_checkpoint is not None:
+                # Between iterations the state is whole: a lost worker resumes from here.
+                await self.on_checkpoint(state)
+            if await self.cancel.poll():
+                state.cancel_requested = True
+            self._estimate_next_call()
+            go, reason = self.tree.should_continue(state)
+            await self._flush_outbox()
+            if not go:
+                assert reason is not None, "a tree that stops must give a reason"
+                if state.status is RunStatus.PAUSED:
+                    return await self._pause(reason)
+                return await self.finish(reason)
+            self.tree.on_turn_start(state)
+            await self._flush_outbox()
+            await self._iteration()
+
+    async def _iteration(self) -> None:
+        state = self.state
+        wind_down = state.wind_down_reason is not None
+        for hint in state.pending_hints:
+            state.messages.append({"role": "system", "content": hint})
+        state.pending_hints.clear()
+        tools = None if wind_down else (self.deps.tools.schemas or None)
+        request = ModelRequest(messages=state.messages, tools=tools)
+        state.round.iterations += 1
+        state.total.iterations += 1
+        assert state.call_limits is not None, "on_turn_start sets the call limits"
+        self._deadline = self.clock.now() + state.call_limits.seconds
+
+        streamed = await self._call_model(request)
+        self._record_usage(streamed)
+        will_run_tools = bool(streamed.tool_calls) and not wind_down and not streamed.interrupted
+        message: Message = {"role": "assistant", "content": streamed.text or None}
+        if will_run_tools:
+            message["tool_calls"] = [_wire_call(call) for call in streamed.tool_calls]
+        if streamed.text or will_run_tools:
+            state.messages.append(message)
+        if streamed.usage is not None:
+            # The provider's figures replace the estimate of everything so far.
+            self._context_tokens = streamed.usage.prompt_tokens + streamed.usage.completion_tokens
+            self._counted_messages = len(state.messages)
+        state.last_response = LastResponse(
+            had_tool_calls=bool(streamed.tool_calls),
+            interrupted=streamed.interrupted,
+            wind_down=wind_down,
+            text=streamed.text,
+        )
+        if will_run_tools:
+            await self.emit(
+                EventType.ASSISTANT_MESSAGE,
+                text=streamed.text,
+                tool_calls=[_event_call(call) for call in streamed.tool_calls],
+                final=False,
+            )
+            self._unemitted_text = ""
+            await self._run_tools(streamed.tool_calls)
+        else:
+            self._unemitted_text = streamed.text
+
+    async def _call_model(self, request: ModelRequest) -> _Streamed:
+        attempt = 0
+        while True:
+            streamed = _Streamed()
+            try:
+                cause = await self._until_stopped(self._consume(request, streamed))
+            except ModelError as error:
+                retry_in = self._retry_delay(error, attempt, streamed)
+                if retry_in is None:
+                    self.state.provider_error = str(error)
+                    self.state.provider_error_transient = error.transient
+                    streamed.interrupted = True
+                    return streamed
+                attempt += 1
+                if await self._until_stopped(self.clock.sleep(retry_in)) is not None:
+                    streamed.interrupted = True
+                    return streamed
+                continue
+            if cause is not None:
+                streamed.interrupted = True
+            return streamed
+
+    def _retry_delay(self, error: ModelError, attempt: int, streamed: _Streamed) -> float | None:
+        """Seconds to wait before retrying, or None when the error ends the run."""
+        if not error.transient or streamed.text_parts or attempt >= self.deps.max_retries:
+            return None
+        delay = error.retry_after
+        if delay is None:
+            delay = self.deps.retry_base_delay * 2**attempt
+        if self.clock.now() + delay >= self._deadline:
+            return None  # the retry would land past the run's time limit
+        return delay
+
+    async def _consume(self, request: ModelRequest, streamed: _Streamed) -> None:
+        limits = self.state.call_limits
+        assert limits is not None
+        prompt_estimate = self.state.estimated_prompt_tokens
+        async with aclosing(self.model.stream(request)) as parts:
+            async for part in parts:
+                if isinstance(part, TextDelta):
+                    if not part.text:
+                        continue
+                    streamed.text_parts.append(part.text)
+                    streamed.streamed_chars += len(part.text)
+                    await self.emit(EventType.ASSISTANT_DELTA, text=part.text)
+                    # Token and cost budgets mid-response: this chunk is kept, then stop.
+                    completion = _estimate_text_tokens(streamed.streamed_chars)
+                    if prompt_estimate + completion >= limits.tokens or (
+                        self.model.price(prompt_estimate, completion) >= limits.cost_usd
+                    ):
+                        streamed.interrupted = True
+                        return
+                elif isinstance(part, ToolCallPart):
+                    streamed.tool_calls.append(part)
+                elif isinstance(part, UsagePart):
+                    streamed.usage = part
+                elif isinstance(part, FinishPart):
+                    streamed.finish_reason = part.reason
+
+    def _record_usage(self, streamed: _Streamed) -> None:
+        state = self.state
+        if streamed.usage is not None:
+            prompt, completion = streamed.usage.prompt_tokens, streamed.usage.completion_tokens
+        else:
+            # No figures from the provider (the call was cut short): use the estimates.
+            prompt = (
+                state.estimated_prompt_tokens
+                if streamed.streamed_chars or streamed.tool_calls
+                else 0
+            )
+            completion = _estimate_text_tokens(streamed.streamed_chars)
+        state.add_usage(
+            prompt_tokens=prompt,
+            completion_tokens=completion,
+            cost_usd=self.model.price(prompt, completion) if prompt or completion else 0.0,
+        )
+
+    async def _run_tools(self, calls: list[ToolCallPart]) -> None:
+        state = self.state
+        assert state.call_limits is not None
+        allowed = calls[: max(state.call_limits.tool_calls, 0)]
+        results: dict[str, ToolResult] = {}
+        limit = asyncio.Semaphore(self.tree.get_config().max_parallel_tools)
+
+        async def run_one(call: ToolCallPart) -> None:
+            async with limit:
+                result = await self.deps.tools.run(call.id, call.name, call.arguments)
+            results[call.id] = result
+            self.tree.on_tool_result(state, result)
+            await self.emit(
+                EventType.TOOL_RESULT,
+                id=call.id,
+                name=call.name,
+                ok=result.ok,
+                content=result.content,
+            )
+
+        for call in calls:
+            await self.emit(
+                EventType.TOOL_CALL, id=call.id, name=call.name, arguments=_arguments(call)
+            )
+        state.round.tool_calls += len(allowed)
+        state.total.tool_calls += len(allowed)
+        if allowed:
+            await self._until_stopped(asyncio.gather(*(run_one(call) for call in allowed)))
+        for call in calls:
+            result = results.get(call.id)
+            if result is None:
+                content = (
+                    "Not run: the run stopped first."
+                    if call in allowed
+                    else "Not run: the tool-call budget of this run is used up."
+                )
+                result = ToolResult(call.id, call.name, {}, False, content)
+                await self.emit(
+                    EventType.TOOL_RESULT, id=call.id, name=call.name, ok=False, content=content
+                )
+            state.messages.append(
+                {"role": "tool", "tool_call_id": call.id, "content": result.content}
+            )
+
+    # --- stopping from outside --------------------------------------------------
+
+    async def _until_stopped(self, work: Awaitable[T]) -> StopCause | None:
+        """Await `work` unless a cancel or the time limit comes first; then stop it."""
+        task = asyncio.ensure_future(work)
+        stopper = asyncio.ensure_future(self.cancel.wait())
+        timeout = self.clock.to_real(self._deadline - self.clock.now())
+        try:
+            done, _ = await asyncio.wait(
+                (task, stopper), timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+            )
+        except asyncio.CancelledError:
+            task.cancel()
+            raise
+        finally:
+            stopper.cancel()
+        if task in done:
+            task.result()
+            return None
+        task.cancel()
+        # Let the stream close its connection (or the tool unwind), but never wait long.
+        await asyncio.wait((task,), timeout=_CLEANUP_SECONDS)
+        if task.done() and not task.cancelled():
+            task.exception()  # retrieved so asyncio does not log it; the stop wins
+        if stopper in done or self.cancel.cancelled:
+            self.state.cancel_requested = True
+            return "cancel"
+        # Timers may fire a hair early; make sure the clock shows the limit reached.
+        await asyncio.sleep(self.clock.to_real(self._deadline - self.clock.now()))
+        return "timeout"
+
+    # --- endings ----------------------------------------------------------------
+
+    async def finish(self, reason: TerminationReason) -> RunResult:
+        state = self.state
+        self._tick()
+        state.status = RunStatus.FINISHED
+        state.termination_reason = reason
+        state.failure_class = _failure_class(reason, state)
+        state.final_text = wording.final_message(reason, state.limit_hit, self._unemitted_text)
+        await self.emit(
+            EventType.ASSISTANT_MESSAGE, text=state.final_text, tool_calls=[], final=True
+        )
+        if reason is not TerminationReason.COMPLETED:
+            hit = state.limit_hit
+            await self.emit(
+                EventType.SYSTEM_NOTICE,
+                severity="error" if reason is TerminationReason.PROVIDER_ERROR else "warning",
+                metric=hit.metric if hit else None,
+                value=hit.value if hit else None,
+                limit=hit.limit if hit else None,
+                text=wording.stop_notice(reason, hit, state.provider_error),
+                reason=reason.value,
+            )
+        total = state.total
+        await self.emit(
+            EventType.RUN_FINISHED,
+            reason=reason.value,
+            failure_class=state.failure_class.value if state.failure_class else None,
+            iterations=total.iterations,
+            tool_calls=total.tool_calls,
+            tokens=total.tokens,
+            cost_usd=round(total.cost_usd, 6),
+            elapsed_ms=round(total.elapsed_s * 1000),
+            final_text=state.final_text,
+        )
+        return RunResult(state)
+
+    async def _pause(self, reason: TerminationReason) -> RunResult:
+        state = self.state
+        self._tick()
+        if self._unemitted_text:
+            await self.emit(
+                EventType.ASSISTANT_MESSAGE, text=self._unemitted_text, tool_calls=[], final=False
+            )
+        hit = state.limit_hit
+        await self.emit(
+            EventType.SYSTEM_NOTICE,
+            severity="warning",
+            metric=hit.metric if hit else None,
+            value=hit.value if hit else None,
+            limit=hit.limit if hit else None,
+            text=wording.pause_notice(hit, reason),
+            reason=reason.value,
+        )
+        await self.emit(EventType.RUN_PAUSED, reason=reason.value)
+        return RunResult(state)
+
+    # --- bookkeeping ------------------------------------------------------------
+
+    def _tick(self) -> None:
+        now = self.clock.now()
+        self.state.add_elapsed(now - self._mark)
+        self._mark = now
+
+    def _estimate_next_call(self) -> None:
+        state = self.state
+        new_messages = state.messages[self._counted_messages :]
+        if new_messages:
+            self._context_tokens += self.model.count_tokens(new_messages)
+            self._counted_messages = len(state.messages)
+        prompt = self._context_tokens + self._tools_tokens
+        done = state.total.iterations
+        completion = state.total.completion_tokens // done if done else _FIRST_COMPLETION_ESTIMATE
+        state.estimated_prompt_tokens = prompt
+        state.estimated_call_cost_usd = self.model.price(prompt, completion)
+
+    async def _flush_outbox(self) -> None:
+        state = self.state
+        for event in state.pending_events:
+            await self.emit(event["type"], **{k: v for k, v in event.items() if k != "type"})
+        state.pending_events.clear()
+        for notice in state.pending_notices:
+            await self.emit(
+                EventType.SYSTEM_NOTICE,
+                severity=notice.severity,
+                metric=notice.metric,
+                value=notice.value,
+                limit=notice.limit,
+                text=notice.text,
+            )
+        state.pending_notices.clear()
+
+
+def _estimate_text_tokens(chars: int) -> int:
+    # About four characters a token in English; only used until the provider's figures come.
+    return (chars + 3) // 4
+
+
+def _failure_class(reason: TerminationReason, state: AgentState) -> FailureClass | None:
+    if reason in (TerminationReason.COMPLETED, TerminationReason.CANCELLED):
+        return None
+    if reason is TerminationReason.INTERRUPTED:
+        return FailureClass.TRANSIENT_INFRA
+    if reason is TerminationReason.PROVIDER_ERROR and state.provider_error_transient:
+        return FailureClass.TRANSIENT_INFRA
+    return FailureClass.DETERMINISTIC
+
+
+def _arguments(call: ToolCallPart) -> Any:
+    try:
+        return json.loads(call.arguments) if call.arguments.strip() else {}
+    except json.JSONDecodeError:
+        return call.arguments
+
+
+def _wire_call(call: ToolCallPart) -> dict[str, Any]:
+    return {
+        "id": call.id,
+        "type": "function",
+        "function": {"name": call.name, "arguments": call.arguments},
+    }
+
+
+def _event_call(call: ToolCallPart) -> dict[str, Any]:
+    return {"id": call.id, "name": call.name, "arguments": _arguments(call)}

@@ -1,0 +1,239 @@
+"""AgentState: everything a run knows about itself, serialisable to JSON.
+
+The state is kept apart from the run's dependencies (model, tools, limits) so a
+paused or interrupted run can be saved and continued by another process.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class TerminationReason(StrEnum):
+    """Why a run ended: the stable codes of SPEC section 4."""
+
+    COMPLETED = "completed"
+    CANCELLED = "cancelled"
+    MAX_ITERATIONS = "max_iterations"
+    TOKEN_BUDGET = "token_budget"
+    TIMEOUT = "timeout"
+    COST_BUDGET = "cost_budget"
+    NO_PROGRESS = "no_progress"
+    TOOL_ERRORS = "tool_errors"
+    TOOL_BUDGET = "tool_budget"
+    TOOL_BUDGET_VIOLATION = "tool_budget_violation"
+    TURN_BUDGET_EXHAUSTED = "turn_budget_exhausted"
+    PROVIDER_ERROR = "provider_error"
+    INTERRUPTED = "interrupted"
+
+
+class FailureClass(StrEnum):
+    """Whether a failed run is worth retrying automatically (only transient_infra is)."""
+
+    DETERMINISTIC = "deterministic"
+    TRANSIENT_INFRA = "transient_infra"
+
+
+class RunStatus(StrEnum):
+    """Where a run stands."""
+
+    RUNNING = "running"
+    PAUSED = "paused"
+    FINISHED = "finished"
+
+
+class Metric(StrEnum):
+    """The quantities a limit can be set on; used in notices and gauges."""
+
+    ITERATIONS = "iterations"
+    TOOL_CALLS = "tool_calls"
+    TOKENS = "tokens"
+    TIME = "time"
+    COST = "cost"
+
+
+@dataclass
+class Usage:
+    """Counters of a run (or of one round of it). Child (subagent) usage adds in."""
+
+    iterations: int = 0
+    tool_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    elapsed_s: float = 0.0
+
+    @property
+    def tokens(self) -> int:
+        """Prompt plus completion tokens."""
+        return self.prompt_tokens + self.completion_tokens
+
+    def add(self, other: Usage) -> None:
+        """Add another usage (e.g. a subagent's tokens and cost) into this one."""
+        self.iterations += other.iterations
+        self.tool_calls += other.tool_calls
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+        self.cost_usd += other.cost_usd
+        self.elapsed_s += other.elapsed_s
+
+
+@dataclass
+class LastResponse:
+    """What the decision tree needs to know about the latest model response."""
+
+    had_tool_calls: bool
+    interrupted: bool
+    wind_down: bool
+    text: str
+
+
+@dataclass
+class CallLimits:
+    """Headroom for the next model call, set by the tree, enforced while it streams."""
+
+    seconds: float
+    tokens: int
+    cost_usd: float
+    tool_calls: int
+
+
+@dataclass
+class Notice:
+    """A System message for the user, queued by the tree for the loop to emit."""
+
+    severity: str
+    text: str
+    metric: str | None = None
+    value: float | None = None
+    limit: float | None = None
+
+
+@dataclass
+class LimitHit:
+    """The limit that ended or paused a round, with the figures to show."""
+
+    metric: str
+    value: float
+    limit: float
+    projected: bool = False  # the next call's estimate, not the spending so far, passes it
+
+
+@dataclass
+class AgentState:
+    """The mutable state of one run: history, counters, and the tree's bookkeeping.
+
+    `round` counts since the run started or was last continued; `total` counts
+    the whole run. Limits apply to the round; totals are what the user is shown.
+    """
+
+    run_id: str
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    status: RunStatus = RunStatus.RUNNING
+    round: Usage = field(default_factory=Usage)
+    total: Usage = field(default_factory=Usage)
+    rounds: int = 1
+    unlimited_iterations: bool = False
+    iteration_ceiling: int = 0
+    extensions_used: int = 0
+    recent_actions: list[str] = field(default_factory=list)
+    consecutive_tool_errors: int = 0
+    warnings_given: list[str] = field(default_factory=list)
+    wind_down_reason: TerminationReason | None = None
+    last_response: LastResponse | None = None
+    estimated_prompt_tokens: int = 0
+    estimated_call_cost_usd: float = 0.0
+    call_limits: CallLimits | None = None
+    pending_hints: list[str] = field(default_factory=list)
+    pending_notices: list[Notice] = field(default_factory=list)
+    pending_events: list[dict[str, Any]] = field(default_factory=list)
+    cancel_requested: bool = False
+    provider_error: str | None = None
+    provider_error_transient: bool = False
+    paused_reason: TerminationReason | None = None
+    limit_hit: LimitHit | None = None
+    termination_reason: TerminationReason | None = None
+    failure_class: FailureClass | None = None
+    final_text: str = ""
+    next_seq: int = 1
+    extensions: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def extension(self, namespace: str) -> dict[str, Any]:
+        """The JSON-ready area a workflow module owns; core fields stay untouched."""
+        return self.extensions.setdefault(namespace, {})
+
+    def add_usage(self, *, prompt_tokens: int, completion_tokens: int, cost_usd: float) -> None:
+        """Record tokens and cost in both the round and the run totals."""
+        for usage in (self.round, self.total):
+            usage.prompt_tokens += prompt_tokens
+            usage.completion_tokens += completion_tokens
+            usage.cost_usd += cost_usd
+
+    def add_child_usage(self, child: Usage) -> None:
+        """Count a subagent's tokens and cost toward this run's budgets."""
+        self.add_usage(
+            prompt_tokens=child.prompt_tokens,
+            completion_tokens=child.completion_tokens,
+            cost_usd=child.cost_usd,
+        )
+
+    def add_elapsed(self, seconds: float) -> None:
+        """Count active run time (paused time is never passed in)."""
+        self.round.elapsed_s += seconds
+        self.total.elapsed_s += seconds
+
+    def begin_round(self, *, unlimited_iterations: bool) -> None:
+        """Start a fresh round (Continue): round counters reset, totals keep counting."""
+        self.round = Usage()
+        self.rounds += 1
+        self.unlimited_iterations = unlimited_iterations
+        self.iteration_ceiling = 0
+        self.extensions_used = 0
+        self.recent_actions.clear()
+        self.consecutive_tool_errors = 0
+        self.warnings_given.clear()
+        self.wind_down_reason = None
+        self.last_response = None
+        self.cancel_requested = False
+        self.provider_error = None
+        self.provider_error_transient = False
+        self.paused_reason = None
+        self.limit_hit = None
+        self.termination_reason = None
+        self.failure_class = None
+        self.final_text = ""
+        self.status = RunStatus.RUNNING
+
+    def apply_iteration_mode(self, *, unlimited_iterations: bool) -> None:
+        """Switching from unlimited to a number restarts the round's iteration count."""
+        if self.unlimited_iterations and not unlimited_iterations:
+            self.round.iterations = 0
+            self.iteration_ceiling = 0
+        self.unlimited_iterations = unlimited_iterations
+
+    def to_json(self) -> str:
+        """Serialise the whole state (pause, resume, crash recovery)."""
+        return json.dumps(asdict(self), separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str) -> AgentState:
+        """Rebuild a state written by `to_json`."""
+        data = json.loads(text)
+        data["status"] = RunStatus(data["status"])
+        data["round"] = Usage(**data["round"])
+        data["total"] = Usage(**data["total"])
+        data["last_response"] = (
+            LastResponse(**data["last_response"]) if data["last_response"] else None
+        )
+        data["call_limits"] = CallLimits(**data["call_limits"]) if data["call_limits"] else None
+        data["limit_hit"] = LimitHit(**data["limit_hit"]) if data["limit_hit"] else None
+        data["pending_notices"] = [Notice(**notice) for notice in data["pending_notices"]]
+        for key in ("wind_down_reason", "paused_reason", "termination_reason"):
+            data[key] = TerminationReason(data[key]) if data[key] else None
+        data["failure_class"] = (
+            FailureClass(data["failure_class"]) if data["failure_class"] else None
+        )
+        return cls(**data)

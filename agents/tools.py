@@ -1,0 +1,229 @@
+"""Tools: typed Python functions offered to the model, with their JSON schema.
+
+A tool that raises, or is called with bad arguments, gives an error result to
+the model; it never crashes the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import types
+import typing
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+_JSON_TYPES: dict[type, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
+
+
+class ToolError(Exception):
+    """Raised by a tool to report a clean error message to the model."""
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """The outcome of one tool call, as the model and the user see it."""
+
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+    ok: bool
+    content: str
+
+
+@dataclass(frozen=True)
+class _Param:
+    name: str
+    kind: type
+    required: bool
+
+
+@dataclass(frozen=True)
+class Tool:
+    """A callable the model may use. Build one with `Tool.from_function`."""
+
+    name: str
+    description: str
+    schema: dict[str, Any]
+    function: Callable[..., Any]
+    params: tuple[_Param, ...]
+    is_async: bool
+    inline: bool
+
+    @classmethod
+    def from_function(
+        cls, function: Callable[..., Any], *, name: str | None = None, inline: bool = False
+    ) -> Tool:
+        """Describe `function` from its signature and docstring.
+
+        Parameters must be str, int, float or bool (optionally `X | None` with a
+        default). The docstring's first paragraph is the description; lines
+        `name: text` under `Args:` describe the parameters. Sync functions run in
+        a thread unless `inline` (for quick, CPU-bounded work).
+        """
+        hints = typing.get_type_hints(function)
+        descriptions = _arg_descriptions(function.__doc__ or "")
+        properties: dict[str, Any] = {}
+        required: list[str] = []
+        params: list[_Param] = []
+        for param in inspect.signature(function).parameters.values():
+            kind = _base_type(hints[param.name])
+            has_default = param.default is not inspect.Parameter.empty
+            prop: dict[str, Any] = {"type": _JSON_TYPES[kind]}
+            if param.name in descriptions:
+                prop["description"] = descriptions[param.name]
+            properties[param.name] = prop
+            if not has_default:
+                required.append(param.name)
+            params.append(_Param(param.name, kind, not has_default))
+        tool_name = name or function.__name__
+        description = (function.__doc__ or tool_name).strip().split("\n\n")[0]
+        description = " ".join(description.split())
+        schema = {
+            "type": "function",
+            "function": {
+                "name": tool_name,
+                "description": description,
+                "parameters": {
+                    "type": "object",
+                    "properties": properties,
+                    "required": required,
+                    "additionalProperties": False,
+                },
+            },
+        }
+        return cls(
+            name=tool_name,
+            description=description,
+            schema=schema,
+            function=function,
+            params=tuple(params),
+            is_async=inspect.iscoroutinefunction(function),
+            inline=inline,
+        )
+
+    def check_arguments(self, arguments: Mapping[str, Any]) -> str | None:
+        """Return what is wrong with `arguments`, or None when they fit the signature."""
+        known = {param.name for param in self.params}
+        unknown = sorted(set(arguments) - known)
+        if unknown:
+            return f"unknown argument(s): {', '.join(unknown)}"
+        for param in self.params:
+            if param.name not in arguments:
+                if param.required:
+                    return f"missing argument: {param.name}"
+                continue
+            if not _fits(arguments[param.name], param.kind):
+                expected = _JSON_TYPES[param.kind]
+                return f"argument {param.name} must be a {expected}"
+        return None
+
+    async def call(self, arguments: Mapping[str, Any]) -> Any:
+        """Run the tool with checked arguments."""
+        if self.is_async:
+            return await self.function(**arguments)
+        if self.inline:
+            return self.function(**arguments)
+        return await asyncio.to_thread(self.function, **arguments)
+
+
+def _fits(value: object, kind: type) -> bool:
+    if value is None:
+        return False
+    if kind is float:
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if kind is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, kind)
+
+
+def _base_type(hint: Any) -> type:
+    if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:
+        options = [arg for arg in typing.get_args(hint) if arg is not type(None)]
+        if len(options) == 1:
+            hint = options[0]
+    if hint not in _JSON_TYPES:
+        raise TypeError(f"unsupported tool parameter type: {hint!r}")
+    return typing.cast(type, hint)
+
+
+def _arg_descriptions(doc: str) -> dict[str, str]:
+    descriptions: dict[str, str] = {}
+    in_args = False
+    for line in inspect.cleandoc(doc).splitlines():
+        stripped = line.strip()
+        if stripped == "Args:":
+            in_args = True
+        elif in_args and ":" in stripped:
+            name, text = stripped.split(":", 1)
+            descriptions[name.strip()] = text.strip()
+        elif in_args and not stripped:
+            in_args = False
+    return descriptions
+
+
+class ToolRegistry:
+    """The tools a run may use, by name."""
+
+    def __init__(self, tools: Iterable[Tool] = ()) -> None:
+        self._tools: dict[str, Tool] = {}
+        self._schemas: list[dict[str, Any]] = []
+        for tool in tools:
+            self.add(tool)
+
+    def add(self, tool: Tool) -> None:
+        """Offer another tool."""
+        self._tools[tool.name] = tool
+        self._schemas = [t.schema for t in self._tools.values()]
+
+    def register(self, function: Callable[..., Any] | None = None, *, inline: bool = False) -> Any:
+        """Decorator form of `add`: `@registry.register` over a typed function."""
+
+        def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
+            self.add(Tool.from_function(fn, inline=inline))
+            return fn
+
+        return wrap(function) if function is not None else wrap
+
+    @property
+    def schemas(self) -> list[dict[str, Any]]:
+        """OpenAI-style tool schemas, built once."""
+        return self._schemas
+
+    def names(self) -> list[str]:
+        """Names of the tools offered."""
+        return list(self._tools)
+
+    async def run(self, call_id: str, name: str, raw_arguments: str) -> ToolResult:
+        """Run one call; every failure becomes an error result the model can read."""
+        try:
+            arguments = json.loads(raw_arguments) if raw_arguments.strip() else {}
+        except json.JSONDecodeError as error:
+            return ToolResult(call_id, name, {}, False, f"Error: arguments are not JSON ({error})")
+        if not isinstance(arguments, dict):
+            return ToolResult(call_id, name, {}, False, "Error: arguments must be a JSON object")
+        tool = self._tools.get(name)
+        if tool is None:
+            known = ", ".join(self._tools) or "none"
+            message = f"Error: there is no tool named {name!r} (tools: {known})"
+            return ToolResult(call_id, name, arguments, False, message)
+        problem = tool.check_arguments(arguments)
+        if problem is not None:
+            return ToolResult(call_id, name, arguments, False, f"Error: {problem}")
+        try:
+            output = await tool.call(arguments)
+        except ToolError as error:
+            return ToolResult(call_id, name, arguments, False, f"Error: {error}")
+        except Exception as error:
+            # A broken tool must not end the run; the model reads the error instead.
+            message = f"Error: {type(error).__name__}: {error}"
+            return ToolResult(call_id, name, arguments, False, message)
+        return ToolResult(call_id, name, arguments, True, _to_text(output))
+
+
+def _to_text(output: object) -> str:
+    if isinstance(output, str):
+        return output
+    return json.dumps(output, default=str)

@@ -1,0 +1,376 @@
+"""Decision trees: when a run goes on, winds down, pauses, extends or ends (SPEC 3-6).
+
+The loop asks the tree before every iteration; the tree reads the state, queues
+notices and hints in it, and never does I/O. Skills register their own trees
+with `@decision_tree("name")`, which never touches the loop.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol, TypeVar
+
+from agents import wording
+from agents.config import AgentConfig, LimitAction, OperatorLimits
+from agents.state import (
+    AgentState,
+    CallLimits,
+    LimitHit,
+    Metric,
+    Notice,
+    RunStatus,
+    TerminationReason,
+)
+from agents.tools import ToolResult
+
+Decision = tuple[bool, TerminationReason | None]
+GO: Decision = (True, None)
+_TOLERANCE = 1e-6
+
+
+class DecisionTree(Protocol):
+    """The control flow of a run, pluggable per skill (SPEC section 6)."""
+
+    def should_continue(self, state: AgentState) -> Decision:
+        """(True, None) to make another model call, else (False, reason).
+
+        A tree pauses a run by also setting `state.status` to PAUSED.
+        """
+        ...
+
+    def on_turn_start(self, state: AgentState) -> AgentState:
+        """Prepare the next call: warnings, hints, wind-down, the call's headroom."""
+        ...
+
+    def on_tool_result(self, state: AgentState, result: ToolResult) -> AgentState:
+        """Take note of one tool result (progress, errors)."""
+        ...
+
+    def get_config(self) -> AgentConfig:
+        """The limits this tree runs under."""
+        ...
+
+
+TreeFactory = Callable[[AgentConfig, OperatorLimits], DecisionTree]
+F = TypeVar("F", bound=TreeFactory)
+
+_TREES: dict[str, TreeFactory] = {}
+
+
+class UnknownTreeError(LookupError):
+    """No decision tree is registered under that name."""
+
+
+def decision_tree(name: str) -> Callable[[F], F]:
+    """Register a tree factory (usually the class) under a skill name."""
+
+    def register(factory: F) -> F:
+        if name in _TREES and _TREES[name] is not factory:
+            raise ValueError(f"a decision tree named {name!r} is already registered")
+        _TREES[name] = factory
+        return factory
+
+    return register
+
+
+def tree_names() -> list[str]:
+    """The registered skill names, sorted."""
+    return sorted(_TREES)
+
+
+def create_tree(
+    name: str, config: AgentConfig, operator: OperatorLimits | None = None
+) -> DecisionTree:
+    """Build the tree registered under `name`."""
+    try:
+        factory = _TREES[name]
+    except KeyError:
+        known = ", ".join(tree_names())
+        raise UnknownTreeError(f"unknown skill {name!r} (known: {known})") from None
+    return factory(config, operator or OperatorLimits())
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One limited quantity of the current round, with its limits."""
+
+    metric: Metric
+    value: float
+    projected: float  # value plus the estimate of the next call (tokens, cost)
+    shown_limit: float  # the limit the user set, or the current ceiling
+    hard_limit: float  # the limit that ends the run (the operator's cap under warn)
+    warn_percent: int
+    reason: TerminationReason
+
+    @property
+    def reached(self) -> bool:
+        # The tolerance absorbs float sums of seconds and dollars landing a hair short.
+        return (
+            self.value >= self.hard_limit - _TOLERANCE
+            or self.projected > self.hard_limit + _TOLERANCE
+        )
+
+    @property
+    def is_operator_cap(self) -> bool:
+        return self.hard_limit != self.shown_limit
+
+
+@decision_tree("default")
+class DefaultDecisionTree:
+    """SPEC sections 3-5: termination in priority order, warnings, wind-down, limit actions."""
+
+    def __init__(self, config: AgentConfig, operator: OperatorLimits | None = None) -> None:
+        self.config = config
+        self.operator = operator or OperatorLimits()
+
+    def get_config(self) -> AgentConfig:
+        return self.config
+
+    # --- measures ---------------------------------------------------------------
+
+    def iteration_ceiling(self, state: AgentState) -> int:
+        """The iteration count at which this round ends (raised by extensions)."""
+        cap = self.operator.max_iterations
+        if state.unlimited_iterations or self.config.limit_action is LimitAction.WARN:
+            return cap
+        return state.iteration_ceiling or min(self.config.max_iterations, cap)
+
+    def measures(self, state: AgentState) -> list[Measure]:
+        """The limited quantities in the priority order of SPEC section 3."""
+        cfg, op, used = self.config, self.operator, state.round
+        warn = cfg.limit_action is LimitAction.WARN
+
+        def hard(user_limit: float, cap: float) -> float:
+            return cap if warn else min(user_limit, cap)
+
+        ceiling = self.iteration_ceiling(state)
+        if state.unlimited_iterations:
+            shown_iterations = float(ceiling)
+        elif warn:
+            shown_iterations = float(cfg.max_iterations)
+        else:
+            shown_iterations = float(ceiling)
+        return [
+            Measure(
+                Metric.ITERATIONS,
+                used.iterations,
+                used.iterations,
+                shown_iterations,
+                ceiling,
+                cfg.soft_warning_percent,
+                TerminationReason.MAX_ITERATIONS,
+            ),
+            Measure(
+                Metric.TOKENS,
+                used.tokens,
+                used.tokens + state.estimated_prompt_tokens,
+                cfg.token_budget,
+                hard(cfg.token_budget, op.token_budget),
+                cfg.token_warning_percent,
+                TerminationReason.TOKEN_BUDGET,
+            ),
+            Measure(
+                Metric.TIME,
+                used.elapsed_s,
+                used.elapsed_s,
+                cfg.timeout_seconds,
+                hard(cfg.timeout_seconds, op.timeout_seconds),
+                cfg.soft_warning_percent,
+                TerminationReason.TIMEOUT,
+            ),
+            Measure(
+                Metric.COST,
+                used.cost_usd,
+                used.cost_usd + state.estimated_call_cost_usd,
+                cfg.max_cost_usd,
+                hard(cfg.max_cost_usd, op.max_cost_usd),
+                cfg.soft_warning_percent,
+                TerminationReason.COST_BUDGET,
+            ),
+            Measure(
+                Metric.TOOL_CALLS,
+                used.tool_calls,
+                used.tool_calls,
+                cfg.max_tool_calls_per_turn,
+                hard(cfg.max_tool_calls_per_turn, op.max_tool_calls),
+                cfg.soft_warning_percent,
+                TerminationReason.TOOL_BUDGET,
+            ),
+        ]
+
+    # --- the protocol -----------------------------------------------------------
+
+    def should_continue(self, state: AgentState) -> Decision:
+        if state.cancel_requested:
+            return False, TerminationReason.CANCELLED
+        if state.provider_error is not None:
+            return False, TerminationReason.PROVIDER_ERROR
+        ended = self._response_ends_run(state)
+        if ended is not None:
+            return False, ended
+        measures = self.measures(state)
+        for measure in measures[:4]:
+            if self.config.limit_action is LimitAction.WARN:
+                self._warn_past_limit(state, measure)
+            if measure.reached:
+                decision = self._at_hard_limit(state, measure)
+                if decision is not GO:
+                    return decision
+        if self._stuck(state):
+            return False, TerminationReason.NO_PROGRESS
+        if state.consecutive_tool_errors >= self.config.max_consecutive_tool_errors:
+            return False, TerminationReason.TOOL_ERRORS
+        tool_calls = measures[4]
+        if self.config.limit_action is LimitAction.WARN:
+            self._warn_past_limit(state, tool_calls)
+        if tool_calls.reached and self._pauses_at(tool_calls):
+            return self._pause(state, tool_calls)
+        # Otherwise a spent tool budget is handled by the wind-down call (on_turn_start).
+        return GO
+
+    def on_turn_start(self, state: AgentState) -> AgentState:
+        state.iteration_ceiling = self.iteration_ceiling(state)
+        measures = self.measures(state)
+        if state.wind_down_reason is None:
+            state.wind_down_reason = self._wind_down_reason(state, measures)
+            if state.wind_down_reason is not None:
+                state.pending_hints.append(wording.WIND_DOWN_INSTRUCTION)
+        if state.wind_down_reason is None:
+            for measure in measures:
+                self._soft_warning(state, measure)
+        by_metric = {measure.metric: measure for measure in measures}
+        state.call_limits = CallLimits(
+            seconds=by_metric[Metric.TIME].hard_limit - state.round.elapsed_s,
+            tokens=int(by_metric[Metric.TOKENS].hard_limit) - state.round.tokens,
+            cost_usd=by_metric[Metric.COST].hard_limit - state.round.cost_usd,
+            tool_calls=int(by_metric[Metric.TOOL_CALLS].hard_limit) - state.round.tool_calls,
+        )
+        return state
+
+    def on_tool_result(self, state: AgentState, result: ToolResult) -> AgentState:
+        state.recent_actions.append(action_key(result.name, result.arguments))
+        del state.recent_actions[: -self.config.no_progress_repeats]
+        state.consecutive_tool_errors = 0 if result.ok else state.consecutive_tool_errors + 1
+        return state
+
+    # --- the rules --------------------------------------------------------------
+
+    def _response_ends_run(self, state: AgentState) -> TerminationReason | None:
+        last = state.last_response
+        if last is None or last.interrupted:
+            return None
+        if last.wind_down:
+            if last.had_tool_calls:
+                return TerminationReason.TOOL_BUDGET_VIOLATION
+            reason = state.wind_down_reason or TerminationReason.MAX_ITERATIONS
+            self._record_wind_down_hit(state, reason)
+            return reason
+        if not last.had_tool_calls:
+            return TerminationReason.COMPLETED
+        return None
+
+    def _record_wind_down_hit(self, state: AgentState, reason: TerminationReason) -> None:
+        measures = {measure.metric: measure for measure in self.measures(state)}
+        metric = Metric.TOOL_CALLS if reason is TerminationReason.TOOL_BUDGET else Metric.ITERATIONS
+        measure = measures[metric]
+        state.limit_hit = LimitHit(metric, measure.value, measure.hard_limit)
+
+    def _at_hard_limit(self, state: AgentState, measure: Measure) -> Decision:
+        if measure.metric is Metric.ITERATIONS and self._can_extend(state):
+            self._extend(state)
+            return GO
+        if self._pauses_at(measure):
+            return self._pause(state, measure)
+        projected = measure.value < measure.hard_limit
+        state.limit_hit = LimitHit(measure.metric, measure.value, measure.hard_limit, projected)
+        if (
+            measure.metric is Metric.ITERATIONS
+            and self.config.limit_action is LimitAction.EXTEND
+            and not state.unlimited_iterations
+        ):
+            return False, TerminationReason.TURN_BUDGET_EXHAUSTED
+        return False, measure.reason
+
+    def _pauses_at(self, measure: Measure) -> bool:
+        # The operator's caps always end the run; only the user's own limits pause it.
+        return self.config.limit_action is LimitAction.PAUSE and not measure.is_operator_cap
+
+    def _pause(self, state: AgentState, measure: Measure) -> Decision:
+        state.status = RunStatus.PAUSED
+        state.paused_reason = measure.reason
+        state.limit_hit = LimitHit(measure.metric, measure.value, measure.hard_limit)
+        return False, measure.reason
+
+    def _can_extend(self, state: AgentState) -> bool:
+        return (
+            self.config.limit_action is LimitAction.EXTEND
+            and not state.unlimited_iterations
+            and state.extensions_used < self.config.max_extensions
+            and self.iteration_ceiling(state) < self.operator.max_iterations
+        )
+
+    def _extend(self, state: AgentState) -> None:
+        old = self.iteration_ceiling(state)
+        new = min(old * self.config.extend_multiplier, self.operator.max_iterations)
+        state.iteration_ceiling = new
+        state.extensions_used += 1
+        state.pending_events.append({"type": "budget.extended", "from": old, "to": new})
+        text = wording.extended_notice(old, new, state.extensions_used, self.config.max_extensions)
+        state.pending_notices.append(Notice("info", text, Metric.ITERATIONS, old, new))
+
+    def _wind_down_reason(
+        self, state: AgentState, measures: list[Measure]
+    ) -> TerminationReason | None:
+        """The reason the next call is the last one allowed, if it is."""
+        iterations, tool_calls = measures[0], measures[4]
+        next_call_is_last = iterations.value + 1 >= iterations.hard_limit
+        if next_call_is_last and not self._can_extend(state) and not self._pauses_at(iterations):
+            if self.config.limit_action is LimitAction.EXTEND and not state.unlimited_iterations:
+                return TerminationReason.TURN_BUDGET_EXHAUSTED
+            return TerminationReason.MAX_ITERATIONS
+        if tool_calls.reached and not self._pauses_at(tool_calls):
+            return TerminationReason.TOOL_BUDGET
+        return None
+
+    def _soft_warning(self, state: AgentState, measure: Measure) -> None:
+        threshold = measure.shown_limit * measure.warn_percent / 100
+        if measure.value < threshold or measure.value >= measure.shown_limit:
+            return
+        if measure.metric in state.warnings_given:
+            return
+        state.warnings_given.append(measure.metric)
+        value, limit = measure.value, measure.shown_limit
+        state.pending_notices.append(
+            Notice(
+                "warning",
+                wording.approaching_notice(measure.metric, value, limit),
+                measure.metric,
+                value,
+                limit,
+            )
+        )
+        state.pending_hints.append(wording.approaching_hint(measure.metric, value, limit))
+
+    def _warn_past_limit(self, state: AgentState, measure: Measure) -> None:
+        key = f"{measure.metric}:limit"
+        if measure.value < measure.shown_limit or key in state.warnings_given:
+            return
+        state.warnings_given.append(key)
+        text = wording.warn_notice(
+            measure.metric, measure.value, measure.shown_limit, measure.hard_limit
+        )
+        state.pending_notices.append(
+            Notice("warning", text, measure.metric, measure.value, measure.shown_limit)
+        )
+
+    def _stuck(self, state: AgentState) -> bool:
+        repeats = self.config.no_progress_repeats
+        recent = state.recent_actions
+        return len(recent) >= repeats and len(set(recent[-repeats:])) == 1
+
+
+def action_key(name: str, arguments: object) -> str:
+    """The canonical form of an action: the same tool with the same arguments is equal."""
+    return name + ":" + json.dumps(arguments, sort_keys=True, separators=(",", ":"))

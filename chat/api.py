@@ -1,0 +1,238 @@
+"""The JSON API of SPEC section 8: conversations, messages, runs, and the SSE event stream."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.contrib.auth.decorators import login_not_required
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.views.decorators.csrf import csrf_exempt
+
+from chat import selectors, services
+from chat.api_auth import api_endpoint, authenticate, error
+from chat.models import Conversation, Message, Run, RunEvent, RunStatus
+
+MAX_BODY_BYTES = 256 * 1024
+
+
+def _body(request: HttpRequest) -> dict[str, Any]:
+    if len(request.body) > MAX_BODY_BYTES:
+        raise services.InvalidInput({"body": [f"At most {MAX_BODY_BYTES} bytes."]})
+    if not request.body:
+        return {}
+    try:
+        data = json.loads(request.body)
+    except (ValueError, UnicodeDecodeError):
+        raise services.InvalidInput({"body": ["Not valid JSON."]}) from None
+    if not isinstance(data, dict):
+        raise services.InvalidInput({"body": ["Must be a JSON object."]})
+    return data
+
+
+def conversation_json(conversation: Conversation) -> dict[str, Any]:
+    return {
+        "id": str(conversation.id),
+        "title": conversation.title,
+        "skill": conversation.skill,
+        "created_at": conversation.created_at.isoformat(),
+        "updated_at": conversation.updated_at.isoformat(),
+    }
+
+
+def message_json(message: Message) -> dict[str, Any]:
+    return {
+        "seq": message.seq,
+        "role": message.role,
+        "content": message.content,
+        "termination_reason": message.termination_reason or None,
+        "failure_class": message.failure_class or None,
+        "metadata": message.metadata,
+        "run_id": str(message.run_id) if message.run_id else None,
+        "created_at": message.created_at.isoformat(),
+    }
+
+
+def run_json(run: Run) -> dict[str, Any]:
+    return {
+        "id": str(run.id),
+        "conversation_id": str(run.conversation_id),
+        "status": run.status,
+        "reason": run.reason or None,
+        "failure_class": run.failure_class or None,
+        "iterations": run.iterations,
+        "tool_calls": run.tool_calls,
+        "tokens": run.tokens,
+        "cost_usd": run.cost_usd,
+        "elapsed_ms": run.elapsed_ms,
+        "created_at": run.created_at.isoformat(),
+        "finished_at": run.finished_at.isoformat() if run.finished_at else None,
+    }
+
+
+def _invalid(problem: services.InvalidInput) -> JsonResponse:
+    return JsonResponse({"errors": problem.errors}, status=400)
+
+
+@api_endpoint("GET", "POST")
+def conversations(request: HttpRequest) -> HttpResponse:
+    if request.method == "GET":
+        items = selectors.conversation_list(user=request.user)
+        return JsonResponse({"conversations": [conversation_json(c) for c in items]})
+    try:
+        data = _body(request)
+        conversation = services.conversation_create(
+            owner=request.user,
+            title=data.get("title", ""),
+            skill=data.get("skill", "default"),
+        )
+    except services.InvalidInput as problem:
+        return _invalid(problem)
+    return JsonResponse(conversation_json(conversation), status=201)
+
+
+@api_endpoint("GET", "PATCH", "DELETE")
+def conversation_detail(request: HttpRequest, conversation_id: str) -> HttpResponse:
+    try:
+        conversation = selectors.conversation_get(
+            user=request.user, conversation_id=conversation_id
+        )
+    except Http404:
+        return error(404, "No such conversation.")
+    if request.method == "DELETE":
+        services.conversation_delete(conversation=conversation)
+        return HttpResponse(status=204)
+    if request.method == "PATCH":
+        try:
+            data = _body(request)
+            unknown = set(data) - {"title"}
+            if unknown:
+                raise services.InvalidInput({k: ["Cannot be changed."] for k in sorted(unknown)})
+            services.conversation_rename(conversation=conversation, title=data.get("title", ""))
+        except services.InvalidInput as problem:
+            return _invalid(problem)
+    body = conversation_json(conversation)
+    body["messages"] = [message_json(m) for m in selectors.message_list(conversation=conversation)]
+    body["runs"] = [run_json(r) for r in conversation.runs.all()]
+    return JsonResponse(body)
+
+
+@api_endpoint("POST")
+def conversation_messages(request: HttpRequest, conversation_id: str) -> HttpResponse:
+    try:
+        conversation = selectors.conversation_get(
+            user=request.user, conversation_id=conversation_id
+        )
+    except Http404:
+        return error(404, "No such conversation.")
+    try:
+        message, run = services.message_post(
+            conversation=conversation, content=_body(request).get("content")
+        )
+    except services.InvalidInput as problem:
+        return _invalid(problem)
+    except services.RunConflict as conflict:
+        return error(409, str(conflict))
+    return JsonResponse({"message_id": message.pk, "run_id": str(run.pk)}, status=202)
+
+
+def _run_or_404(request: HttpRequest, run_id: str) -> Run:
+    services.runs_mark_interrupted()
+    return selectors.run_get(user=request.user, run_id=run_id)
+
+
+@api_endpoint("GET")
+def run_detail(request: HttpRequest, run_id: str) -> HttpResponse:
+    try:
+        return JsonResponse(run_json(_run_or_404(request, run_id)))
+    except Http404:
+        return error(404, "No such run.")
+
+
+@api_endpoint("POST")
+def run_cancel(request: HttpRequest, run_id: str) -> HttpResponse:
+    try:
+        run = services.run_cancel(run=_run_or_404(request, run_id))
+    except Http404:
+        return error(404, "No such run.")
+    except services.RunConflict as conflict:
+        return error(409, str(conflict))
+    return JsonResponse(run_json(run), status=202)
+
+
+@api_endpoint("POST")
+def run_continue(request: HttpRequest, run_id: str) -> HttpResponse:
+    try:
+        run = services.run_continue(run=_run_or_404(request, run_id))
+    except Http404:
+        return error(404, "No such run.")
+    except services.RunConflict as conflict:
+        return error(409, str(conflict))
+    return JsonResponse(run_json(run), status=202)
+
+
+SSE_POLL_SECONDS = 0.1
+SSE_KEEPALIVE_SECONDS = 15.0
+STREAM_ENDS = ("run.finished", "run.paused")
+
+
+def _sse_start(request: HttpRequest, run_id: str) -> tuple[HttpResponse | None, Run | None]:
+    problem = authenticate(request)
+    if problem is not None:
+        return problem, None
+    try:
+        return None, _run_or_404(request, run_id)
+    except Http404:
+        return error(404, "No such run."), None
+
+
+def _events_after(run_id: object, seq: int) -> list[RunEvent]:
+    return list(RunEvent.objects.filter(run_id=run_id, seq__gt=seq).order_by("seq")[:500])
+
+
+def _run_status(run_id: object) -> str:
+    return str(Run.objects.values_list("status", flat=True).get(pk=run_id))
+
+
+@login_not_required
+@csrf_exempt
+async def run_events(request: HttpRequest, run_id: str) -> HttpResponse:
+    """SSE: every event of the run after `Last-Event-ID`, then live, until it ends or pauses."""
+    if request.method != "GET":
+        return error(405, "Use GET.")
+    problem, run = await sync_to_async(_sse_start)(request, run_id)
+    if problem is not None:
+        return problem
+    assert run is not None
+    raw_last = request.headers.get("Last-Event-ID") or request.GET.get("after") or "0"
+    if not raw_last.isdigit():
+        return error(400, "Last-Event-ID must be an event number.")
+
+    async def stream(last: int) -> AsyncIterator[str]:
+        quiet_since = time.monotonic()
+        while True:
+            events = await sync_to_async(_events_after)(run.pk, last)
+            for event in events:
+                last = event.seq
+                yield f"id: {event.seq}\nevent: {event.type}\ndata: {json.dumps(event.data)}\n\n"
+                if event.type in STREAM_ENDS:
+                    return
+            if events:
+                quiet_since = time.monotonic()
+                continue
+            status = await sync_to_async(_run_status)(run.pk)
+            if status in (RunStatus.FINISHED, RunStatus.PAUSED):
+                return  # everything was sent; nothing more will come until a Continue
+            if time.monotonic() - quiet_since > SSE_KEEPALIVE_SECONDS:
+                quiet_since = time.monotonic()
+                yield ": keep-alive\n\n"
+            await asyncio.sleep(SSE_POLL_SECONDS)
+
+    response = StreamingHttpResponse(stream(int(raw_last)), content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"
+    return response

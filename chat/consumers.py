@@ -1,0 +1,148 @@
+"""The conversation WebSocket: live events of its runs, as htmx out-of-band fragments.
+
+The browser says which run it shows and the last event `seq` it has
+(`{"type": "sync", "run_id": ..., "last_seq": N}`, on every (re)connect);
+the consumer replays the saved events after N, then forwards live ones. Every
+batch is checked against the last seq sent: a duplicate is dropped, and a gap
+(a lost channel-layer message) is filled from the database, so the browser
+never misses or repeats an event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from typing import Any
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+
+from chat.fragments import RunView
+from chat.models import Conversation, Run, RunEvent
+from chat.recorder import conversation_group
+
+MAX_FRAME_BYTES = 4096
+CATCH_UP_SECONDS = 2.0
+
+
+class ConversationConsumer(AsyncWebsocketConsumer):
+    async def connect(self) -> None:
+        user = self.scope.get("user")
+        conversation_id = self.scope["url_route"]["kwargs"]["conversation_id"]
+        if user is None or not user.is_authenticated or not await _owns(user, conversation_id):
+            await self.close(code=4404)  # another user's conversation does not exist
+            return
+        self.conversation_id = conversation_id
+        self.group = conversation_group(conversation_id)
+        self.views: dict[str, RunView] = {}
+        self.sent: dict[str, int] = {}
+        self.lock = asyncio.Lock()
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept()
+        self.catch_up = asyncio.create_task(self._catch_up_loop())
+
+    async def disconnect(self, code: int) -> None:
+        if hasattr(self, "group"):
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+            self.catch_up.cancel()
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        frame = text_data if text_data is not None else (bytes_data or b"").decode(errors="replace")
+        if len(frame.encode()) > MAX_FRAME_BYTES:
+            await self._error("Frame too large.")
+            return
+        try:
+            data = json.loads(frame)
+        except ValueError:
+            await self._error("Frames must be JSON.")
+            return
+        if not isinstance(data, dict) or data.get("type") != "sync":
+            await self._error('Send {"type": "sync", "run_id": "...", "last_seq": 0}.')
+            return
+        run_id, last_seq = data.get("run_id"), data.get("last_seq", 0)
+        if not isinstance(run_id, str) or type(last_seq) is not int or last_seq < 0:
+            await self._error("run_id must be a string and last_seq a whole number.")
+            return
+        if not await _run_in(self.conversation_id, run_id):
+            await self._error("No such run in this conversation.")
+            return
+        async with self.lock:
+            # A fresh view fed every saved event; only those after last_seq are sent.
+            self.views[run_id] = RunView(run_id)
+            self.sent[run_id] = last_seq
+            await self._refill(run_id)
+
+    async def run_events(self, message: dict[str, Any]) -> None:
+        """A batch published by a worker (group message type `run.events`)."""
+        run_id = message["run_id"]
+        async with self.lock:
+            if run_id not in self.views:  # a run that started after this page loaded
+                self.views[run_id] = RunView(run_id)
+                self.sent[run_id] = 0
+            await self._feed(run_id, message["events"])
+
+    async def _catch_up_loop(self) -> None:
+        """Whatever the channel layer may have dropped at the end of a run arrives anyway."""
+        while True:
+            await asyncio.sleep(CATCH_UP_SECONDS)
+            async with self.lock:
+                for run_id, view in list(self.views.items()):
+                    if view.status == "running":
+                        await self._refill(run_id)
+
+    async def _refill(self, run_id: str) -> None:
+        events = await _events_after(run_id, self.views[run_id].rendered)
+        await self._feed(run_id, events, from_database=True)
+
+    async def _feed(
+        self, run_id: str, events: list[dict[str, Any]], *, from_database: bool = False
+    ) -> None:
+        """Render events in order; send the fragments of those the browser lacks."""
+        view = self.views[run_id]
+        fragments = []
+        for event in events:
+            seq = event["seq"]
+            if seq <= view.rendered:
+                continue  # a duplicate
+            if seq != view.rendered + 1:
+                if not from_database:
+                    await self._refill(run_id)  # a gap: a batch went missing
+                return
+            html = view.render(event)
+            view.rendered = seq
+            if seq > self.sent[run_id]:
+                fragments.append(html)
+        if not fragments:
+            return
+        self.sent[run_id] = view.rendered
+        fragments.append(view.gauges())
+        fragments.append(
+            f'<div id="stream-state" hx-swap-oob="outerHTML" data-run="{run_id}" '
+            f'data-seq="{view.rendered}" hidden></div>'
+        )
+        await self.send(text_data="".join(fragments))
+
+    async def _error(self, text: str) -> None:
+        await self.send(text_data=json.dumps({"type": "error", "error": text}))
+
+
+@database_sync_to_async
+def _owns(user: Any, conversation_id: str) -> bool:
+    with contextlib.suppress(ValueError):
+        return Conversation.objects.filter(owner=user, id=conversation_id).exists()
+    return False
+
+
+@database_sync_to_async
+def _run_in(conversation_id: str, run_id: str) -> bool:
+    with contextlib.suppress(ValueError):
+        return Run.objects.filter(conversation_id=conversation_id, id=run_id).exists()
+    return False
+
+
+@database_sync_to_async
+def _events_after(run_id: str, seq: int) -> list[dict[str, Any]]:
+    return [
+        event.data for event in RunEvent.objects.filter(run_id=run_id, seq__gt=seq).order_by("seq")
+    ]

@@ -1,0 +1,177 @@
+"""`manage.py ask "question"`: one run of the Oracle in this process, from a terminal."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import signal
+import sys
+from argparse import ArgumentParser
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError
+from django.db import DatabaseError
+
+from agents.builtin_tools import builtin_tools
+from agents.cancel import CancelToken
+from agents.config import AgentConfig, ConfigError
+from agents.events import Event
+from agents.loop import RunDeps, start_run, stop_paused_run
+from agents.state import RunStatus, TerminationReason
+from agents.tree import UnknownTreeError, create_tree
+from chat.runner import model_for, user_config
+
+# Flag -> AgentConfig field; every value is validated by AgentConfig's one declaration.
+FLAGS = {
+    "max_iterations": "max_iterations",
+    "soft_warning_percent": "soft_warning_percent",
+    "token_budget": "token_budget",
+    "token_warning_percent": "token_warning_percent",
+    "timeout": "timeout_seconds",
+    "max_tool_calls": "max_tool_calls_per_turn",
+    "max_parallel_tools": "max_parallel_tools",
+    "max_cost": "max_cost_usd",
+    "limit_action": "limit_action",
+    "extend_multiplier": "extend_multiplier",
+    "max_extensions": "max_extensions",
+    "no_progress_repeats": "no_progress_repeats",
+    "max_consecutive_tool_errors": "max_consecutive_tool_errors",
+}
+USAGE_ERROR = 2
+
+
+class Command(BaseCommand):
+    help = (
+        "Ask the Oracle one question and print the run (exit 0 when it completed, "
+        "1 when a limit or an error ended it, 2 for a bad flag)."
+    )
+
+    def add_arguments(self, parser: ArgumentParser) -> None:
+        parser.add_argument("question")
+        parser.add_argument("--json", action="store_true", help="one JSON event a line")
+        parser.add_argument("--user", help="run as this user (must exist)")
+        iterations = parser.add_mutually_exclusive_group()
+        iterations.add_argument("--max-iterations", metavar="N")
+        iterations.add_argument("--unlimited", action="store_true", help="no iteration limit")
+        parser.add_argument("--soft-warning-percent", metavar="PCT")
+        parser.add_argument("--token-budget", metavar="TOKENS")
+        parser.add_argument("--token-warning-percent", metavar="PCT")
+        parser.add_argument("--timeout", metavar="SECONDS")
+        parser.add_argument("--max-tool-calls", metavar="N")
+        parser.add_argument("--max-parallel-tools", metavar="N")
+        parser.add_argument("--max-cost", metavar="USD")
+        parser.add_argument("--limit-action", metavar="stop|pause|extend|warn")
+        parser.add_argument("--extend-multiplier", metavar="N")
+        parser.add_argument("--max-extensions", metavar="N")
+        parser.add_argument("--no-progress-repeats", metavar="N")
+        parser.add_argument("--max-consecutive-tool-errors", metavar="N")
+        parser.add_argument("--skill", default="default", help="the decision tree to use")
+        parser.add_argument("--model", help="a LiteLLM model string (default: ORACLE_MODEL)")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        # The user's saved settings (defaults without --user), then the flags over them.
+        base, operator = user_config(_user(options["user"])) if options["user"] else (None, None)
+        config = _config_from_flags(options, base)
+        try:
+            tree = create_tree(options["skill"], config, operator)
+        except UnknownTreeError as error:
+            raise CommandError(f"--skill: {error}", returncode=USAGE_ERROR) from None
+        model = model_for(options["model"] or config.model or settings.ORACLE_MODEL)
+        deps = RunDeps(model=model, tree=tree, tools=builtin_tools())
+        printer = JsonPrinter(self.stdout) if options["json"] else TranscriptPrinter(self.stdout)
+        # Only events go to stdout; anything else printed during the run goes to stderr.
+        with contextlib.redirect_stdout(sys.stderr):
+            reason = asyncio.run(_ask(options["question"], deps, printer))
+        if reason is not TerminationReason.COMPLETED:
+            sys.exit(1)
+
+
+async def _ask(question: str, deps: RunDeps, printer: Printer) -> TerminationReason | None:
+    cancel = CancelToken()
+    with contextlib.suppress(NotImplementedError):
+        asyncio.get_running_loop().add_signal_handler(signal.SIGINT, cancel.cancel)
+    result = await start_run(question, deps, on_event=printer, cancel=cancel)
+    if result.status is RunStatus.PAUSED:
+        # No one can press Continue in a terminal: the run ends with the limit's reason.
+        result = await stop_paused_run(result.state, deps, on_event=printer)
+    return result.state.termination_reason
+
+
+def _config_from_flags(options: dict[str, Any], base: AgentConfig | None) -> AgentConfig:
+    raw: dict[str, object] = {
+        field: options[flag] for flag, field in FLAGS.items() if options[flag] is not None
+    }
+    if options["unlimited"]:
+        raw["unlimited_iterations"] = True
+    try:
+        return AgentConfig.from_raw(raw, base=base)
+    except ConfigError as error:
+        by_field = {field: flag for flag, field in FLAGS.items()}
+        lines = [
+            f"--{by_field.get(field, field).replace('_', '-')}={raw.get(field)!s}: {' '.join(msgs)}"
+            for field, msgs in error.errors.items()
+        ]
+        raise CommandError("\n".join(lines), returncode=USAGE_ERROR) from None
+
+
+def _user(username: str) -> Any:
+    try:
+        user = get_user_model().objects.filter(username=username).first()
+    except DatabaseError as error:
+        message = f"--user: cannot look up {username!r} ({error}); run manage.py migrate"
+        raise CommandError(message, returncode=USAGE_ERROR) from None
+    if user is None:
+        raise CommandError(f"--user: there is no user named {username!r}", returncode=USAGE_ERROR)
+    return user
+
+
+class Printer:
+    """Writes the run's events to the command's stdout."""
+
+    def __init__(self, out: Any) -> None:
+        self.out = out
+
+    async def __call__(self, event: Event) -> None:
+        raise NotImplementedError
+
+
+class JsonPrinter(Printer):
+    """One JSON event a line, nothing else."""
+
+    async def __call__(self, event: Event) -> None:
+        self.out.write(json.dumps(event, default=str))
+        self.out.flush()
+
+
+class TranscriptPrinter(Printer):
+    """A human-readable transcript: streamed text, tool steps, notices, the ending."""
+
+    async def __call__(self, event: Event) -> None:
+        kind = event["type"]
+        if kind == "run.started":
+            self.out.write(f"[Oracle · {event['model']}]")
+        elif kind == "assistant.delta":
+            self.out.write(event["text"], ending="")
+        elif kind == "assistant.message" and not event["final"]:
+            self.out.write("")
+        elif kind == "tool.call":
+            arguments = ", ".join(f"{k}={v!r}" for k, v in dict(event["arguments"]).items())
+            self.out.write(f"  → {event['name']}({arguments})")
+        elif kind == "tool.result":
+            mark = "←" if event["ok"] else "✗"
+            self.out.write(f"  {mark} {event['content']}")
+        elif kind == "system.notice":
+            self.out.write(f"\n[System · {event['severity']}] {event['text']}")
+        elif kind == "budget.extended":
+            self.out.write(f"[iteration limit raised from {event['from']} to {event['to']}]")
+        elif kind == "run.finished":
+            calls = event["tool_calls"]
+            self.out.write(
+                f"\n— {event['reason']} · {event['iterations']} iterations · "
+                f"{calls} tool call{'s' if calls != 1 else ''} · {event['tokens']:,} tokens · "
+                f"${event['cost_usd']:.4f} · {event['elapsed_ms'] / 1000:.1f} s"
+            )
+        self.out.flush()

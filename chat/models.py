@@ -1,0 +1,163 @@
+"""Conversations, their messages, the runs that answer them, and API tokens.
+
+The main chain of a run (what the Oracle said, the tools it called, the notices
+it got) is written as `Message` rows while the run goes on; every event the
+run emitted is kept as a `RunEvent`, so a client that reconnects can be
+replayed exactly what it missed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import uuid
+
+from django.conf import settings
+from django.db import models
+
+
+class Conversation(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="conversations"
+    )
+    title = models.CharField(max_length=200, blank=True)
+    skill = models.CharField(max_length=64, default="default")
+    last_message_seq = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at"]
+        indexes = [models.Index(fields=["owner", "-updated_at"])]
+
+    def __str__(self) -> str:
+        return self.title or f"Conversation {self.id}"
+
+
+class Role(models.TextChoices):
+    USER = "user"
+    ASSISTANT = "assistant"
+    SYSTEM = "system"
+    TOOL = "tool"
+
+
+class Message(models.Model):
+    conversation = models.ForeignKey(
+        Conversation, on_delete=models.CASCADE, related_name="messages"
+    )
+    run = models.ForeignKey(
+        "Run", on_delete=models.SET_NULL, null=True, blank=True, related_name="messages"
+    )
+    seq = models.PositiveIntegerField()
+    role = models.CharField(max_length=16, choices=Role.choices)
+    content = models.TextField(blank=True)
+    # severity, metric, value, limit for system messages; name, arguments, ok for tools.
+    metadata = models.JSONField(default=dict, blank=True)
+    termination_reason = models.CharField(max_length=32, blank=True)
+    failure_class = models.CharField(max_length=32, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["conversation", "seq"], name="message_seq_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.role} #{self.seq}"
+
+
+class RunStatus(models.TextChoices):
+    QUEUED = "queued"
+    RUNNING = "running"
+    PAUSED = "paused"
+    FINISHED = "finished"
+
+
+class Run(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="runs")
+    status = models.CharField(max_length=16, choices=RunStatus.choices, default=RunStatus.QUEUED)
+    # What the next worker to claim this queued run must do: start, continue, resume, stop.
+    pending_action = models.CharField(max_length=16, blank=True)
+    user_message = models.ForeignKey(
+        "Message", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    state = models.JSONField(null=True, blank=True)  # AgentState.to_json(), for pause/resume
+    reason = models.CharField(max_length=32, blank=True)
+    failure_class = models.CharField(max_length=32, blank=True)
+    iterations = models.PositiveIntegerField(default=0)
+    tool_calls = models.PositiveIntegerField(default=0)
+    tokens = models.PositiveIntegerField(default=0)
+    cost_usd = models.FloatField(default=0.0)
+    elapsed_ms = models.PositiveIntegerField(default=0)
+    last_event_seq = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            # One active run per conversation (SPEC 8: a second message gets a 409).
+            models.UniqueConstraint(
+                fields=["conversation"],
+                condition=models.Q(status__in=["queued", "running", "paused"]),
+                name="one_active_run_per_conversation",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"Run {self.id} ({self.status})"
+
+    @property
+    def is_active(self) -> bool:
+        return self.status != RunStatus.FINISHED
+
+
+class RunEvent(models.Model):
+    """One event of a run, as sent to clients; replayed from here on reconnect."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="events")
+    seq = models.PositiveIntegerField()
+    type = models.CharField(max_length=32)
+    data = models.JSONField(default=dict)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["seq"]
+        constraints = [models.UniqueConstraint(fields=["run", "seq"], name="run_event_seq_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.type} #{self.seq}"
+
+
+class ApiToken(models.Model):
+    """A bearer token for the HTTP API. Only a hash is stored; the token is shown once."""
+
+    PREFIX = "oracle_"
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
+    )
+    name = models.CharField(max_length=100, blank=True)
+    key_hash = models.CharField(max_length=64, unique=True)
+    hint = models.CharField(max_length=16)  # the first characters, to tell tokens apart
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.hint}… ({self.name or 'unnamed'})"
+
+    @staticmethod
+    def hash(raw: str) -> str:
+        return hashlib.sha256(raw.encode()).hexdigest()
+
+    @classmethod
+    def generate(cls) -> str:
+        return cls.PREFIX + secrets.token_urlsafe(32)

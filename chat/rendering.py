@@ -1,0 +1,61 @@
+"""Markdown from the model or the user, rendered server-side and made inert.
+
+markdown-it-py's `js-default` preset never passes raw HTML through and refuses
+`javascript:`-style links; nh3 then keeps only a small allow-list of tags and
+attributes (no event handlers, no `hx-*`, no `style`), so nothing a model writes
+can run script or drive htmx. Code blocks are highlighted with Pygments.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import nh3
+from markdown_it import MarkdownIt
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import get_lexer_by_name
+from pygments.util import ClassNotFound
+
+_TAGS = {
+    "p", "br", "hr", "strong", "em", "del", "s", "code", "pre", "blockquote",
+    "ul", "ol", "li", "a", "h1", "h2", "h3", "h4", "h5", "h6",
+    "table", "thead", "tbody", "tr", "th", "td", "span", "div",
+}  # fmt: skip
+_ATTRIBUTES = {
+    "a": {"href", "title"},
+    "span": {"class"},
+    "div": {"class"},
+    "code": {"class"},
+    "th": {"align"},
+    "td": {"align"},
+    "ol": {"start"},
+}
+_FORMATTER = HtmlFormatter(nowrap=True)
+
+
+def _highlight(code: str, language: str, _attrs: str) -> str:
+    try:
+        lexer = get_lexer_by_name(language) if language else None
+    except ClassNotFound:
+        lexer = None
+    if lexer is None:
+        return ""  # markdown-it escapes the code itself
+    return str(highlight(code, lexer, _FORMATTER))
+
+
+@lru_cache(maxsize=1)
+def _markdown() -> MarkdownIt:
+    return MarkdownIt("js-default", {"highlight": _highlight}).enable("table")
+
+
+def render_markdown(text: str) -> str:
+    """Safe HTML for `text` (Markdown): links open in a new tab with no referrer."""
+    html = _markdown().render(text)
+    return nh3.clean(
+        html,
+        tags=_TAGS,
+        attributes=_ATTRIBUTES,
+        url_schemes={"http", "https", "mailto"},
+        link_rel="noopener noreferrer nofollow",
+    )

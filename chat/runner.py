@@ -1,0 +1,194 @@
+"""Running the engine for one run inside a Celery worker (the task is a thin wrapper).
+
+A run is claimed with a compare-and-set on its row (queued → running), so a
+task delivered twice, or to two workers, drives the run once. While it runs,
+the `RunRecorder` writes the main chain and the events, and refreshes the
+run's heartbeat; a cancel arrives as a Redis key that the engine polls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+import redis.asyncio as aioredis
+from channels.layers import get_channel_layer
+from django.conf import settings
+from django.db import close_old_connections, transaction
+from django.utils import timezone
+
+from agents.builtin_tools import builtin_tools
+from agents.cancel import CancelToken
+from agents.config import AgentConfig, OperatorLimits
+from agents.loop import RunDeps, RunResult, continue_run, resume_run, start_run, stop_paused_run
+from agents.model import Model
+from agents.offline_model import OFFLINE_MODEL_NAME, OfflineModel
+from agents.state import AgentState
+from agents.state import RunStatus as EngineStatus
+from agents.tree import create_tree
+from chat.models import Message, Role, Run, RunStatus
+from chat.recorder import DatabaseThread, RunRecorder, cancel_key
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class Job:
+    run: Run
+    action: str
+    config: AgentConfig
+    operator: OperatorLimits
+    question: str
+    history: list[dict[str, Any]]
+    state: AgentState | None
+
+
+def execute_run(run_id: str) -> None:
+    """Claim and drive one run to its end or pause (blocking; called in a worker thread)."""
+    asyncio.run(_execute(run_id))
+
+
+async def _execute(run_id: str) -> None:
+    database = DatabaseThread()
+    layer = get_channel_layer()
+    try:
+        job = await database(_claim, run_id)
+        if job is None:
+            logger.info("run %s: nothing to do (already claimed or not queued)", run_id)
+            return
+        recorder = RunRecorder(
+            job.run,
+            database,
+            flush_interval=settings.ORACLE_STREAM_FLUSH_SECONDS,
+            # Well inside the timeout after which the run counts as interrupted.
+            heartbeat_interval=min(5.0, settings.ORACLE_RUN_HEARTBEAT_TIMEOUT / 6),
+        )
+        await recorder.start()
+        cancel_client = aioredis.Redis.from_url(settings.REDIS_URL)
+
+        async def cancelled() -> bool:
+            try:
+                return bool(await cancel_client.exists(cancel_key(run_id)))
+            except aioredis.RedisError:
+                return False
+
+        try:
+            result = await _drive(job, recorder, CancelToken(check=cancelled, poll_interval=0.2))
+        except Exception:
+            logger.exception("run %s failed inside the engine", run_id)
+            await recorder.close(status=RunStatus.FINISHED, reason="interrupted",
+                                 failure_class="transient_infra", finished_at=timezone.now(),
+                                 pending_action="")  # fmt: skip
+            raise
+        finally:
+            await cancel_client.aclose()
+        await recorder.close(**_outcome(result))
+        await cancel_client_delete(run_id)
+    finally:
+        await database.close()
+        close_pools = getattr(layer, "close_pools", None)
+        if close_pools is not None:
+            await close_pools()
+
+
+async def cancel_client_delete(run_id: str) -> None:
+    client = aioredis.Redis.from_url(settings.REDIS_URL)
+    try:
+        await client.delete(cancel_key(run_id))
+    finally:
+        await client.aclose()
+
+
+async def _drive(job: Job, recorder: RunRecorder, cancel: CancelToken) -> RunResult:
+    deps = RunDeps(
+        model=model_for(job.config.model or settings.ORACLE_MODEL),
+        tree=create_tree(job.run.conversation.skill, job.config, job.operator),
+        tools=builtin_tools(),
+    )
+    hooks = {"on_event": recorder, "cancel": cancel, "on_checkpoint": recorder.checkpoint}
+    if job.action == "start":
+        return await start_run(
+            job.question, deps, history=job.history, run_id=str(job.run.pk), **hooks
+        )
+    assert job.state is not None, f"a run to {job.action} needs its saved state"
+    if job.action == "continue":
+        return await continue_run(job.state, deps, **hooks)
+    if job.action == "resume":
+        return await resume_run(job.state, deps, **hooks)
+    if job.action == "stop":
+        return await stop_paused_run(job.state, deps, on_event=recorder)
+    raise ValueError(f"unknown run action {job.action!r}")
+
+
+def model_for(name: str) -> Model:
+    """The model called `name` (a LiteLLM model string), or the built-in offline model
+    when `name` is empty or names it. Callers pass the user's choice, else the server's."""
+    if not name or name == OFFLINE_MODEL_NAME:
+        return OfflineModel()
+    # Imported here: LiteLLM takes seconds to import and the offline model needs none of it.
+    from agents.litellm_model import LiteLLMModel
+
+    return LiteLLMModel(
+        name, api_base=settings.ORACLE_API_BASE or None, api_key=settings.ORACLE_API_KEY or None
+    )
+
+
+def _outcome(result: RunResult) -> dict[str, Any]:
+    state = result.state
+    paused = state.status is EngineStatus.PAUSED
+    total = state.total
+    return {
+        "status": RunStatus.PAUSED if paused else RunStatus.FINISHED,
+        "pending_action": "",
+        "state": json.loads(state.to_json()),
+        "reason": result.reason.value if result.reason else "",
+        "failure_class": state.failure_class.value if state.failure_class else "",
+        "iterations": total.iterations,
+        "tool_calls": total.tool_calls,
+        "tokens": total.tokens,
+        "cost_usd": round(total.cost_usd, 6),
+        "elapsed_ms": round(total.elapsed_s * 1000),
+        "finished_at": None if paused else timezone.now(),
+    }
+
+
+def user_config(user: Any) -> tuple[AgentConfig, OperatorLimits]:
+    """The settings a run starts (or continues) with: the user's, at this moment."""
+    try:
+        from settings_ui.services import agent_config_for, operator_limits
+    except ImportError:  # the settings app is not there yet
+        return AgentConfig(), OperatorLimits()
+    return agent_config_for(user=user), operator_limits()
+
+
+def _claim(run_id: str) -> Job | None:
+    close_old_connections()
+    now = timezone.now()
+    with transaction.atomic():
+        claimed = Run.objects.filter(pk=run_id, status=RunStatus.QUEUED).update(
+            status=RunStatus.RUNNING, heartbeat_at=now
+        )
+        if not claimed:
+            return None
+        run = Run.objects.select_related("conversation__owner", "user_message").get(pk=run_id)
+        if run.started_at is None:
+            run.started_at = now
+            run.save(update_fields=["started_at"])
+    config, operator = user_config(run.conversation.owner)
+    history: list[dict[str, Any]] = []
+    question = ""
+    if run.pending_action == "start":
+        question = run.user_message.content if run.user_message else ""
+        earlier = Message.objects.filter(
+            conversation=run.conversation,
+            seq__lt=run.user_message.seq if run.user_message else 0,
+            role__in=[Role.USER, Role.ASSISTANT],
+        ).order_by("seq")
+        for message in earlier:
+            if message.role == Role.USER or message.metadata.get("final"):
+                history.append({"role": message.role, "content": message.content})
+    state = AgentState.from_json(json.dumps(run.state)) if run.state else None
+    return Job(run, run.pending_action, config, operator, question, history, state)

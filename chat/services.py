@@ -1,0 +1,270 @@
+"""Writes for chat: every change to conversations, messages, runs and tokens goes through here."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+
+from chat.models import ApiToken, Conversation, Message, Role, Run, RunEvent, RunStatus
+from chat.recorder import cancel_key, conversation_group
+from ops.heartbeat import redis_client
+
+TITLE_MAX = 200
+
+
+class InvalidInput(ValueError):
+    """Bad input from a user: the message says what is wrong, nothing was changed."""
+
+    def __init__(self, errors: dict[str, list[str]]) -> None:
+        self.errors = errors
+        super().__init__("; ".join(f"{k}: {' '.join(v)}" for k, v in errors.items()))
+
+
+def _clean_title(title: object) -> str:
+    if not isinstance(title, str):
+        raise InvalidInput({"title": ["Must be text."]})
+    cleaned = " ".join(title.split())
+    if len(cleaned) > TITLE_MAX:
+        raise InvalidInput({"title": [f"At most {TITLE_MAX} characters."]})
+    return cleaned
+
+
+def conversation_create(
+    *, owner: AbstractBaseUser, title: object = "", skill: object = "default"
+) -> Conversation:
+    from agents.tree import tree_names
+
+    if not isinstance(skill, str) or skill not in tree_names():
+        known = ", ".join(tree_names())
+        raise InvalidInput({"skill": [f"Unknown skill. Choose one of: {known}."]})
+    return Conversation.objects.create(owner=owner, title=_clean_title(title), skill=skill)
+
+
+def conversation_rename(*, conversation: Conversation, title: object) -> Conversation:
+    conversation.title = _clean_title(title)
+    conversation.save(update_fields=["title", "updated_at"])
+    return conversation
+
+
+@transaction.atomic
+def conversation_delete(*, conversation: Conversation) -> None:
+    conversation.delete()
+
+
+def api_token_create(*, user: AbstractBaseUser, name: str = "") -> tuple[ApiToken, str]:
+    """Create a token; returns it with the raw secret, which is never stored nor shown again."""
+    raw = ApiToken.generate()
+    token = ApiToken.objects.create(
+        user=user,
+        name=name[:100],
+        key_hash=ApiToken.hash(raw),
+        hint=raw[: len(ApiToken.PREFIX) + 4],
+    )
+    return token, raw
+
+
+def api_token_revoke(*, token: ApiToken) -> None:
+    token.delete()
+
+
+# --- Runs -----------------------------------------------------------------------------
+
+ACTIVE = (RunStatus.QUEUED, RunStatus.RUNNING, RunStatus.PAUSED)
+# Reasons after which Continue makes sense: limits, stops and violations.
+CONTINUABLE = {
+    "cancelled", "max_iterations", "token_budget", "timeout", "cost_budget", "no_progress",
+    "tool_errors", "tool_budget", "tool_budget_violation", "turn_budget_exhausted",
+    "provider_error",
+}  # fmt: skip
+
+
+class RunConflict(Exception):
+    """The request does not fit the run's (or conversation's) current state: HTTP 409."""
+
+
+def _enqueue(run: Run) -> None:
+    from chat.tasks import execute_run_task
+
+    run_id = str(run.pk)
+    transaction.on_commit(lambda: execute_run_task.delay(run_id))
+
+
+def _next_seq(conversation: Conversation) -> int:
+    conversation.last_message_seq += 1
+    conversation.save(update_fields=["last_message_seq", "updated_at"])
+    return conversation.last_message_seq
+
+
+def _clean_content(content: object) -> str:
+    if not isinstance(content, str):
+        raise InvalidInput({"content": ["Must be text."]})
+    if not content.strip():
+        raise InvalidInput({"content": ["Write a message first."]})
+    limit = settings.ORACLE_MAX_MESSAGE_CHARS
+    if len(content) > limit:
+        raise InvalidInput(
+            {"content": [f"At most {limit:,} characters (this one has {len(content):,})."]}
+        )
+    return content
+
+
+@transaction.atomic
+def message_post(*, conversation: Conversation, content: object) -> tuple[Message, Run]:
+    """Add the user's message and queue a run to answer it."""
+    text = _clean_content(content)
+    conversation = Conversation.objects.select_for_update().get(pk=conversation.pk)
+    if conversation.runs.filter(status__in=ACTIVE).exists():
+        raise RunConflict("The Oracle is still working on the last message: stop it or wait.")
+    message = Message.objects.create(
+        conversation=conversation, seq=_next_seq(conversation), role=Role.USER, content=text
+    )
+    run = Run.objects.create(
+        conversation=conversation, pending_action="start", user_message=message
+    )
+    message.run = run
+    message.save(update_fields=["run"])
+    if not conversation.title:
+        conversation.title = " ".join(text.split())[:60]
+        conversation.save(update_fields=["title", "updated_at"])
+    _enqueue(run)
+    return message, run
+
+
+def run_cancel(*, run: Run) -> Run:
+    """Stop a run: a running one within a second (Redis signal), a queued one at once,
+    a paused one with the reason of the limit it paused at."""
+    if run.status == RunStatus.PAUSED:
+        return run_stop_paused(run=run)
+    if run.status == RunStatus.FINISHED:
+        return run
+    redis_client().set(cancel_key(run.pk), "1", ex=3600)
+    with transaction.atomic():
+        still_queued = Run.objects.filter(
+            pk=run.pk, status=RunStatus.QUEUED, pending_action="start"
+        ).update(status=RunStatus.FINISHED, reason="cancelled", failure_class="deterministic",
+                 pending_action="", finished_at=timezone.now())  # fmt: skip
+        if still_queued:
+            conversation = Conversation.objects.select_for_update().get(pk=run.conversation_id)
+            Message.objects.create(
+                conversation=conversation, run=run, seq=_next_seq(conversation),
+                role=Role.SYSTEM, content="Stopped before the Oracle started working.",
+                metadata={"severity": "info", "reason": "cancelled"},
+            )  # fmt: skip
+    run.refresh_from_db()
+    return run
+
+
+def _requeue(run: Run, action: str, allowed: dict[str, object]) -> Run:
+    with transaction.atomic():
+        locked = Run.objects.select_for_update().get(pk=run.pk)
+        if not locked.conversation.runs.filter(created_at__gt=locked.created_at).count() == 0:
+            raise RunConflict("Only the latest run of a conversation can be continued.")
+        if not all(
+            getattr(locked, field) in values  # type: ignore[operator]
+            for field, values in allowed.items()
+        ):
+            raise RunConflict(f"This run cannot be {action}d now (it is {locked.status}).")
+        locked.status = RunStatus.QUEUED
+        locked.pending_action = action
+        locked.finished_at = None
+        locked.save(update_fields=["status", "pending_action", "finished_at"])
+        redis_client().delete(cancel_key(run.pk))
+        _enqueue(locked)
+    return locked
+
+
+def run_continue(*, run: Run) -> Run:
+    """Continue a stopped or paused run (no new user message; fresh round counters).
+    An interrupted run is resumed where it was."""
+    if run.status == RunStatus.FINISHED and run.reason == "interrupted":
+        return _requeue(run, "resume", {"status": [RunStatus.FINISHED], "reason": ["interrupted"]})
+    if run.status == RunStatus.PAUSED:
+        return _requeue(run, "continue", {"status": [RunStatus.PAUSED]})
+    return _requeue(
+        run, "continue", {"status": [RunStatus.FINISHED], "reason": sorted(CONTINUABLE)}
+    )
+
+
+def run_stop_paused(*, run: Run) -> Run:
+    """End a paused run with the reason of the limit it paused at."""
+    return _requeue(run, "stop", {"status": [RunStatus.PAUSED]})
+
+
+INTERRUPTED_NOTICE = (
+    "The worker running this answer was lost. What it produced is kept above; "
+    "press Resume to pick the run up where it stopped."
+)
+
+
+def runs_mark_interrupted() -> list[Run]:
+    """Runs whose worker stopped writing (no heartbeat) become `interrupted`, resumable."""
+    cutoff = timezone.now() - timedelta(seconds=settings.ORACLE_RUN_HEARTBEAT_TIMEOUT)
+    marked = []
+    for run_id in Run.objects.filter(status=RunStatus.RUNNING, heartbeat_at__lt=cutoff).values_list(
+        "pk", flat=True
+    ):
+        with transaction.atomic():
+            if not Run.objects.filter(
+                pk=run_id, status=RunStatus.RUNNING, heartbeat_at__lt=cutoff
+            ).update(status=RunStatus.FINISHED, reason="interrupted",
+                     failure_class="transient_infra", finished_at=timezone.now()):  # fmt: skip
+                continue  # its worker wrote meanwhile, or another sweeper got it
+            run = Run.objects.select_related("conversation").get(pk=run_id)
+            events = _write_interruption(run)
+        _publish(run, events)
+        marked.append(run)
+    return marked
+
+
+def _write_interruption(run: Run) -> list[dict[str, object]]:
+    from agents.state import TerminationReason
+    from agents.wording import final_message
+
+    conversation = Conversation.objects.select_for_update().get(pk=run.conversation_id)
+    partial = run.messages.filter(role=Role.ASSISTANT).order_by("-seq").first()
+    text = final_message(TerminationReason.INTERRUPTED, None, partial.content if partial else "")
+    if partial is not None and not partial.metadata.get("tool_calls"):
+        partial.content = text
+        partial.metadata = {**partial.metadata, "final": True}
+    else:
+        partial = Message(conversation=conversation, run=run, seq=_next_seq(conversation),
+                          role=Role.ASSISTANT, metadata={"final": True}, content=text)  # fmt: skip
+    partial.termination_reason = "interrupted"
+    partial.failure_class = "transient_infra"
+    partial.save()
+    Message.objects.create(
+        conversation=conversation, run=run, seq=_next_seq(conversation), role=Role.SYSTEM,
+        content=INTERRUPTED_NOTICE,
+        metadata={"severity": "error", "reason": "interrupted", "metric": None},
+    )  # fmt: skip
+    seq = run.last_event_seq
+    events: list[dict[str, object]] = [
+        {"type": "assistant.message", "seq": seq + 1, "text": text, "tool_calls": [],
+         "final": True},
+        {"type": "system.notice", "seq": seq + 2, "severity": "error", "metric": None,
+         "value": None, "limit": None, "text": INTERRUPTED_NOTICE, "reason": "interrupted"},
+        {"type": "run.finished", "seq": seq + 3, "reason": "interrupted",
+         "failure_class": "transient_infra", "iterations": run.iterations,
+         "tool_calls": run.tool_calls, "tokens": run.tokens, "cost_usd": run.cost_usd,
+         "elapsed_ms": run.elapsed_ms, "final_text": text},
+    ]  # fmt: skip
+    RunEvent.objects.bulk_create(
+        RunEvent(run=run, seq=e["seq"], type=e["type"], data=e) for e in events
+    )
+    Run.objects.filter(pk=run.pk).update(last_event_seq=seq + 3)
+    return events
+
+
+def _publish(run: Run, events: list[dict[str, object]]) -> None:
+    layer = get_channel_layer()
+    if layer is not None:
+        async_to_sync(layer.group_send)(
+            conversation_group(run.conversation_id),
+            {"type": "run.events", "run_id": str(run.pk), "events": events},
+        )

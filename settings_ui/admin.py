@@ -1,0 +1,32 @@
+"""The admin edits stored configs under the page's rules (`AgentSettings.clean`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin
+from django.db import models
+from django.http import HttpRequest
+
+from agents.config import FIELDS, FIELDS_BY_NAME
+from settings_ui.forms import field_help
+from settings_ui.models import AgentSettings
+
+
+@admin.register(AgentSettings)
+class AgentSettingsAdmin(admin.ModelAdmin):
+    list_display = ("user", "model", "max_iterations", "unlimited_iterations", "limit_action")
+    list_filter = ("limit_action", "unlimited_iterations")
+    search_fields = ("user__username",)
+    readonly_fields = ("updated_at",)
+    fields = ("user", *(spec.name for spec in FIELDS), "updated_at")
+    raw_id_fields = ("user",)
+
+    def formfield_for_dbfield(
+        self, db_field: models.Field[Any, Any], request: HttpRequest, **kwargs: Any
+    ) -> forms.Field | None:
+        spec = FIELDS_BY_NAME.get(db_field.name)
+        if spec is not None:
+            kwargs.update(label=spec.label, help_text=field_help(spec))
+        return super().formfield_for_dbfield(db_field, request, **kwargs)

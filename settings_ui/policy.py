@@ -1,0 +1,64 @@
+"""What the operator allows, read from Django settings, and validation against it.
+
+The bounds of each field come from `agents.config`; the operator adds the list
+of models users may pick and the hard caps that end any run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from django.conf import settings
+
+from agents.config import AgentConfig, ConfigError, ConfigErrors, OperatorLimits, validate_config
+
+OFFLINE_MODEL_LABEL = "Offline model (built in)"
+
+
+def allowed_models() -> list[str]:
+    """The models a user may choose; "" (the server default) is always allowed too."""
+    return [model for model in settings.ORACLE_MODELS if model]
+
+
+def server_default_label() -> str:
+    """How the server default ("" in a config) is shown to users."""
+    if settings.ORACLE_MODEL:
+        return f"Server default ({settings.ORACLE_MODEL})"
+    return OFFLINE_MODEL_LABEL
+
+
+def effective_model(config: AgentConfig) -> str:
+    """The model a run with `config` uses; "" is the built-in offline model."""
+    return config.model or settings.ORACLE_MODEL
+
+
+def operator_limits() -> OperatorLimits:
+    """The operator's hard caps (ORACLE_HARD_* settings)."""
+    return OperatorLimits(
+        max_iterations=settings.ORACLE_HARD_MAX_ITERATIONS,
+        max_tool_calls=settings.ORACLE_HARD_MAX_TOOL_CALLS,
+        token_budget=settings.ORACLE_HARD_TOKEN_BUDGET,
+        timeout_seconds=settings.ORACLE_HARD_TIMEOUT_SECONDS,
+        max_cost_usd=settings.ORACLE_HARD_MAX_COST_USD,
+    )
+
+
+def config_from_raw(raw: Mapping[str, object], *, base: AgentConfig) -> AgentConfig:
+    """`AgentConfig.from_raw` over `base` with the operator's models; raises `ConfigError`."""
+    models = allowed_models()
+    try:
+        return AgentConfig.from_raw(raw, base=base, allowed_models=models)
+    except OverflowError:
+        # agents.config turns a huge JSON integer into a float for a float field and
+        # lets OverflowError escape; such a number is out of every bound.
+        raise ConfigError(_errors_one_by_one(raw, models)) from None
+
+
+def _errors_one_by_one(raw: Mapping[str, object], models: list[str]) -> ConfigErrors:
+    errors: ConfigErrors = {}
+    for name, value in raw.items():
+        try:
+            errors.update(validate_config({name: value}, allowed_models=models))
+        except OverflowError:
+            errors[name] = ["Must be a number."]
+    return errors

@@ -1,0 +1,157 @@
+"""Runs through LiteLLM against the local fake OpenAI-compatible server."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from agents.builtin_tools import builtin_tools
+from agents.cancel import CancelToken
+from agents.clock import Clock
+from agents.config import AgentConfig
+from agents.events import EventCollector
+from agents.litellm_model import LiteLLMModel
+from agents.loop import RunDeps, start_run
+from agents.testing.fake_server import FakeServer
+from agents.tree import DefaultDecisionTree
+
+
+@pytest.fixture
+def server():
+    with FakeServer() as fake:
+        yield fake
+
+
+async def ask(server, *, model="openai/fake-model", cancel=None, clock=None, **config):
+    deps = RunDeps(
+        model=LiteLLMModel(model, api_base=server.base_url, api_key="test-key"),
+        tree=DefaultDecisionTree(AgentConfig.from_raw(config)),
+        tools=builtin_tools(),
+        clock=clock or Clock(),
+        retry_base_delay=0.01,
+    )
+    events = EventCollector()
+    result = await start_run("What is 17*23?", deps, on_event=events, cancel=cancel)
+    return result, events
+
+
+async def test_a_tool_using_run_completes_with_the_providers_usage_and_price(server):
+    server.set_script(
+        [
+            {
+                "tool_calls": [{"name": "calculator", "arguments": {"expression": "17*23"}}],
+                "usage": {"prompt_tokens": 50_000, "completion_tokens": 10},
+            },
+            {
+                "text": ["17*23 ", "is 391."],
+                "usage": {"prompt_tokens": 50_000, "completion_tokens": 20},
+            },
+        ]
+    )
+
+    result, events = await ask(server, model="openai/gpt-4o-mini", token_budget=200_000)
+
+    assert result.reason.value == "completed"
+    assert result.final_text == "17*23 is 391."
+    (tool_result,) = events.of_type("tool.result")
+    assert tool_result["content"] == "391"
+    finished = events.of_type("run.finished")[0]
+    assert finished["tokens"] == 100_030
+    # gpt-4o-mini in LiteLLM's bundled map: $0.15 / 1M prompt, $0.60 / 1M completion tokens.
+    assert finished["cost_usd"] == pytest.approx(0.015 + 30 * 0.6e-6)
+    # The provider got the tools and, the second time, the tool result.
+    assert server.requests[0]["tools"][0]["function"]["name"] == "calculator"
+    assert server.requests[1]["messages"][-1]["content"] == "391"
+
+
+async def test_a_429_is_retried_after_its_retry_after(server):
+    server.set_script(
+        [{"status": 429, "headers": {"Retry-After": "0.3"}}, {"text": "Answer after a wait."}]
+    )
+    started = time.monotonic()
+
+    result, _ = await ask(server)
+
+    assert result.reason.value == "completed"
+    assert len(server.requests) == 2
+    assert time.monotonic() - started >= 0.3
+
+
+async def test_a_stream_broken_before_any_content_is_retried(server):
+    server.set_script([{"text": "lost", "break_after": 1}, {"text": "Second try."}])
+
+    result, _ = await ask(server)
+
+    assert result.final_text == "Second try."
+    assert len(server.requests) == 2
+
+
+async def test_lasting_server_errors_end_the_run_as_a_transient_provider_error(server):
+    server.set_script([{"status": 500}], repeat_last=True)
+
+    result, events = await ask(server)
+
+    assert result.reason.value == "provider_error"
+    assert result.state.failure_class.value == "transient_infra"
+    assert len(server.requests) == 4  # the first try and three retries
+    notice = events.of_type("system.notice")[-1]
+    assert notice["severity"] == "error"
+    assert "could not be reached" in notice["text"]
+
+
+async def test_a_bad_request_is_not_retried(server):
+    server.set_script([{"status": 400, "body": {"error": {"message": "bad model"}}}])
+
+    result, _ = await ask(server)
+
+    assert result.reason.value == "provider_error"
+    assert result.state.failure_class.value == "deterministic"
+    assert len(server.requests) == 1
+
+
+async def test_a_stream_broken_after_content_keeps_the_text(server):
+    server.set_script([{"text": ["Partial ", "answer", " lost"], "break_after": 3}])
+
+    result, _ = await ask(server)
+
+    assert result.reason.value == "provider_error"
+    assert "Partial answer" in result.final_text
+    assert len(server.requests) == 1
+
+
+async def test_a_cancel_during_a_slow_stream_stops_in_under_a_second_and_hangs_up(server):
+    server.set_script([{"text": ["Thinking hard"], "hang": True, "chunk_delay": 0.1}])
+    cancel = CancelToken()
+    stopped_at = 0.0
+
+    async def cancel_when_streaming() -> None:
+        nonlocal stopped_at
+        await asyncio.sleep(0.5)
+        stopped_at = time.monotonic()
+        cancel.cancel()
+
+    canceller = asyncio.create_task(cancel_when_streaming())
+    result, events = await ask(server, cancel=cancel)
+    ended_at = time.monotonic()
+    await canceller
+
+    assert ended_at - stopped_at < 1.0
+    assert result.reason.value == "cancelled"
+    assert result.final_text.startswith("Stopped: the run was cancelled.")
+    assert "Thinking hard" in result.final_text
+    assert len(events.of_type("assistant.delta")) >= 2
+    assert await asyncio.to_thread(server.wait_for_disconnect, 2.0)
+
+
+async def test_the_time_limit_stops_a_slow_stream_and_hangs_up(server):
+    server.set_script([{"text": ["Still going"], "hang": True, "chunk_delay": 0.05}])
+    started = time.monotonic()
+
+    result, _ = await ask(server, clock=Clock(rate=20), timeout_seconds=10)  # 0.5 s real
+
+    assert time.monotonic() - started < 1.5
+    assert result.reason.value == "timeout"
+    assert "Still going" in result.final_text
+    assert await asyncio.to_thread(server.wait_for_disconnect, 2.0)

@@ -1,0 +1,121 @@
+"""Browser tests: a real daphne server on its own SQLite file, driven by Debian's Chromium.
+
+`daphne_server` (session) serves the app on a free port; `browser_user` is an account
+on it; `browser` is Playwright's Chromium; `page` is a fresh tab.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests import processes
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+PASSWORD = "correct horse battery"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "browser: drives a real Chromium against a live server")
+
+
+@dataclass(frozen=True)
+class LiveServer:
+    url: str
+    env: dict[str, str]
+    log: Path
+
+    def create_user(self, username: str, password: str = PASSWORD) -> None:
+        code = (
+            "from django.contrib.auth.models import User; "
+            f"User.objects.create_user({username!r}, password={password!r})"
+        )
+        done = processes.manage("shell", "--no-imports", "-c", code, env=self.env)
+        assert done.returncode == 0, done.stderr
+
+
+@pytest.fixture(scope="session")
+def daphne_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """daphne serving the app, with a database of its own (migrated here)."""
+    directory = tmp_path_factory.mktemp("live-server")
+    env = processes.base_env(DATABASE_URL=f"sqlite:///{directory / 'db.sqlite3'}", DEBUG="True")
+    migrated = processes.manage("migrate", "--noinput", env=env, timeout=120)
+    assert migrated.returncode == 0, migrated.stderr
+    port = processes.free_port()
+    log = directory / "daphne.log"
+    command = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port)]
+    server = processes.start([*command, "oracle.asgi:application"], env, log)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        processes.wait_for(lambda: processes.get_status(f"{url}/login/") == 200, timeout=60)
+        yield LiveServer(url=url, env=env, log=log)
+    finally:
+        processes.stop(server)
+
+
+@pytest.fixture(scope="session")
+def live_server_url(daphne_server: LiveServer) -> str:
+    return daphne_server.url
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        pytest.fail(
+            f"Browser tests need Chromium at {CHROMIUM}: install it with "
+            "`sudo apt-get install chromium`.",
+            pytrace=False,
+        )
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(10_000)
+    tab = context.new_page()
+    yield tab
+    context.close()
+
+
+@pytest.fixture(scope="session")
+def browser_user(daphne_server: LiveServer) -> str:
+    """An account made once per session on the live server (its password is PASSWORD)."""
+    daphne_server.create_user("browser-alice")
+    return "browser-alice"
+
+
+def sign_up(page: Any, live_server_url: str, username: str, password: str = PASSWORD) -> None:
+    """Make an account through the sign-up page, which logs it in."""
+    page.goto(f"{live_server_url}/signup/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password1]", password)
+    page.fill("input[name=password2]", password)
+    page.click("button[type=submit]")
+    page.wait_for_url(lambda url: "/signup/" not in url)
+
+
+def log_in(page: Any, live_server_url: str, username: str, password: str = PASSWORD) -> None:
+    """Log in through the login page, as a person would."""
+    page.goto(f"{live_server_url}/login/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", password)
+    page.click("button[type=submit]")
+    page.wait_for_url(lambda url: "/login/" not in url)

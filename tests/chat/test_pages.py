@@ -1,0 +1,128 @@
+"""The chat pages: history with reasons, ownership, and the composer's clear errors."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+
+from chat.models import Conversation, Message, Role, Run, RunStatus
+from chat.services import conversation_create
+
+pytestmark = pytest.mark.django_db
+
+
+def finished_run(conversation: Conversation, reason: str, answer: str) -> Run:
+    user = Message.objects.create(conversation=conversation, seq=1, role=Role.USER, content="Q?")
+    run = Run.objects.create(
+        conversation=conversation, status=RunStatus.FINISHED, reason=reason, user_message=user
+    )
+    Message.objects.create(
+        conversation=conversation, run=run, seq=2, role=Role.ASSISTANT,
+        content=answer, termination_reason=reason, metadata={"final": True},
+    )  # fmt: skip
+    Message.objects.create(conversation=conversation, run=run, seq=3, role=Role.SYSTEM,
+                           content="Reached the iteration limit (15 of 15).",
+                           metadata={"severity": "warning", "metric": "iterations",
+                                     "value": 15, "limit": 15, "reason": reason})  # fmt: skip
+    return run
+
+
+def test_history_shows_the_reason_as_a_badge_and_offers_continue(
+    client: Client, alice: User
+) -> None:
+    conversation = conversation_create(owner=alice, title="Research")
+    run = finished_run(conversation, "max_iterations", "Stopped: reached the iteration limit.")
+    client.force_login(alice)
+
+    page = client.get(f"/c/{conversation.id}/").content.decode()
+
+    assert "Stopped: reached the iteration limit." in page
+    assert 'class="badge badge-max_iterations"' in page
+    assert "Iteration limit" in page
+    assert "msg msg-system severity-warning" in page
+    assert "iterations: 15 of 15" in page
+    assert f'hx-post="/api/runs/{run.pk}/continue/"' in page
+
+
+def test_a_completed_run_has_no_badge_and_no_continue(client: Client, alice: User) -> None:
+    conversation = conversation_create(owner=alice)
+    finished_run(conversation, "completed", "All done.")
+    client.force_login(alice)
+
+    page = client.get(f"/c/{conversation.id}/").content.decode()
+
+    assert "All done." in page
+    assert "badge-" not in page
+    assert "/continue/" not in page
+
+
+@pytest.mark.parametrize(
+    ("method", "suffix"),
+    [("get", ""), ("post", "messages/"), ("post", "rename/"), ("post", "delete/")],
+)
+def test_another_users_conversation_is_404_everywhere(
+    client: Client, alice: User, bob: User, method: str, suffix: str
+) -> None:
+    conversation = conversation_create(owner=bob, title="Bob's")
+    client.force_login(alice)
+
+    response = getattr(client, method)(
+        f"/c/{conversation.id}/{suffix}", {"content": "hi", "title": "x"}
+    )
+
+    assert response.status_code == 404
+    assert Conversation.objects.get(id=conversation.id).title == "Bob's"
+    assert not Message.objects.filter(conversation=conversation).exists()
+
+
+def test_the_sidebar_lists_only_the_users_conversations(
+    client: Client, alice: User, bob: User
+) -> None:
+    conversation_create(owner=alice, title="Alice's plans")
+    conversation_create(owner=bob, title="Bob's secrets")
+    client.force_login(alice)
+
+    page = client.get("/").content.decode()
+
+    assert "Alice&#x27;s plans" in page
+    assert "Bob" not in page.replace("bob", "")
+
+
+def test_a_too_long_message_is_a_clear_error_and_nothing_is_saved(
+    client: Client, alice: User, settings
+) -> None:
+    settings.ORACLE_MAX_MESSAGE_CHARS = 100
+    conversation = conversation_create(owner=alice)
+    client.force_login(alice)
+
+    response = client.post(f"/c/{conversation.id}/messages/", {"content": "x" * 101},
+                           HTTP_HX_REQUEST="true")  # fmt: skip
+
+    assert "At most 100 characters (this one has 101)." in response.content.decode()
+    assert not Message.objects.exists()
+    assert not Run.objects.exists()
+
+
+def test_an_empty_message_is_refused(client: Client, alice: User) -> None:
+    conversation = conversation_create(owner=alice)
+    client.force_login(alice)
+
+    response = client.post(
+        f"/c/{conversation.id}/messages/", {"content": "   "}, HTTP_HX_REQUEST="true"
+    )
+
+    assert "Write a message first." in response.content.decode()
+    assert not Run.objects.exists()
+
+
+def test_rename_and_delete(client: Client, alice: User) -> None:
+    conversation = conversation_create(owner=alice)
+    client.force_login(alice)
+
+    client.post(f"/c/{conversation.id}/rename/", {"title": "Holiday"})
+    assert Conversation.objects.get(id=conversation.id).title == "Holiday"
+
+    response = client.post(f"/c/{conversation.id}/delete/")
+    assert response.status_code == 302
+    assert not Conversation.objects.filter(id=conversation.id).exists()

@@ -1,0 +1,68 @@
+"""Run `manage.py ask --json` as a real subprocess against the fake provider."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agents.testing.fake_server import FakeServer
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass
+class AskRun:
+    returncode: int
+    stdout: str
+    stderr: str
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        return [json.loads(line) for line in self.stdout.splitlines()]
+
+    def of_type(self, event_type: str) -> list[dict[str, Any]]:
+        return [event for event in self.events if event["type"] == event_type]
+
+    @property
+    def finished(self) -> dict[str, Any]:
+        (event,) = self.of_type("run.finished")
+        return event
+
+
+def run_ask(*args: str, server: FakeServer | None = None) -> AskRun:
+    env = {
+        **os.environ,
+        "ORACLE_VAR_DIR": str(ROOT / "var" / "test"),
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        "ORACLE_MODEL": "",
+        "ORACLE_API_BASE": server.base_url if server else "",
+        "ORACLE_API_KEY": "test-key" if server else "",
+    }
+    model = ["--model", "openai/fake-model"] if server else []
+    completed = subprocess.run(
+        [sys.executable, "manage.py", "ask", *args, *model],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
+    return AskRun(completed.returncode, completed.stdout, completed.stderr)
+
+
+@pytest.fixture
+def server():
+    with FakeServer() as fake:
+        yield fake
+
+
+@pytest.fixture
+def ask():
+    return run_ask

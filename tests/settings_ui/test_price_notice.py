@@ -1,0 +1,37 @@
+"""The page says when the cost limit cannot apply because the model has no price."""
+
+from __future__ import annotations
+
+from django.test import Client
+
+
+def notice(html: str) -> str:
+    start = html.index('id="price-notice"')
+    return html[start : html.index("</p>", start)]
+
+
+def test_the_offline_model_has_no_price(alice_client: Client, settings):
+    settings.ORACLE_MODEL = ""
+    settings.ORACLE_MODELS = []
+
+    html = alice_client.get("/settings/").content.decode()
+
+    assert "Offline model (built in)" in html
+    assert "cost limit cannot apply" in notice(html)
+
+
+def test_a_priced_model_has_no_notice_and_an_unpriced_one_has(
+    alice_client: Client, two_models: list[str]
+):
+    html = alice_client.get("/settings/").content.decode()
+    assert "Server default (openai/gpt-4o-mini)" in html
+    assert "hidden" in notice(html)
+
+    response = alice_client.post("/settings/fields/model/", {"model": "ollama/llama3"})
+    fragment = response.content.decode()
+    assert 'hx-swap-oob="true"' in fragment  # the page updates the notice in place
+    assert "ollama/llama3 has no price in LiteLLM" in notice(fragment)
+    assert "cost limit cannot apply" in notice(alice_client.get("/settings/").content.decode())
+
+    response = alice_client.post("/settings/fields/model/", {"model": "openai/gpt-4o-mini"})
+    assert "hidden" in notice(response.content.decode())
