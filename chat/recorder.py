@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import time
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -84,7 +84,10 @@ class RunRecorder:
         self._lock = asyncio.Lock()
         self._wake = asyncio.Event()
         self._stopping = False
-        self._last_write = time.monotonic()
+        self._heartbeat_stop = threading.Event()
+        self._heartbeat = threading.Thread(
+            target=self._beat, name=f"oracle-run-heartbeat-{run.pk}", daemon=True
+        )
         self._layer = get_channel_layer()
         self._flusher: asyncio.Task[None] | None = None
 
@@ -172,9 +175,22 @@ class RunRecorder:
 
     async def start(self) -> None:
         self._flusher = asyncio.create_task(self._flush_loop())
+        self._heartbeat.start()
+
+    def _beat(self) -> None:
+        """Tell the world this run's worker is alive, from a thread of its own, so that
+        a busy event loop (a slow import, a long tool) is not mistaken for a dead worker."""
+        try:
+            while not self._heartbeat_stop.wait(self.heartbeat_interval):
+                close_old_connections()
+                Run.objects.filter(pk=self.run.pk).update(heartbeat_at=timezone.now())
+        finally:
+            connections.close_all()
 
     async def close(self, **run_fields: Any) -> None:
         """Write and publish everything still pending, with the run's final fields."""
+        self._heartbeat_stop.set()
+        await asyncio.get_running_loop().run_in_executor(None, self._heartbeat.join)
         self._stopping = True
         self._wake.set()
         if self._flusher is not None:
@@ -184,7 +200,7 @@ class RunRecorder:
     async def _flush_loop(self) -> None:
         while not self._stopping:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout=self.heartbeat_interval)
+                await asyncio.wait_for(self._wake.wait(), timeout=1.0)
             self._wake.clear()
             await self.flush()
             if not self._stopping:
@@ -204,14 +220,12 @@ class RunRecorder:
             # write change the live objects, and are saved by the next flush.
             new_rows = [_row(message) for message in new]
             updates = [(m.pk, _row(m)) for k, m in dirty.items() if k not in created]
-            beat_due = time.monotonic() - self._last_write >= self.heartbeat_interval
-            if not (events or new_rows or updates or run_fields or beat_due):
+            if not (events or new_rows or updates or run_fields):
                 return
             last_seq = events[-1]["seq"] if events else None
             pks = await self.database(self._write, events, new_rows, updates, run_fields, last_seq)
             for message, (pk, seq) in zip(new, pks, strict=True):
                 message.pk, message.seq = pk, seq
-            self._last_write = time.monotonic()
             if events:
                 await self._layer.group_send(
                     conversation_group(self.conversation_id),

@@ -14,6 +14,7 @@ from django.utils import timezone
 from chat.models import ApiToken, Conversation, Message, Role, Run, RunEvent, RunStatus
 from chat.recorder import cancel_key, conversation_group
 from ops.heartbeat import redis_client
+from oracle.celery import app as celery_app
 
 TITLE_MAX = 200
 
@@ -89,10 +90,10 @@ class RunConflict(Exception):
 
 
 def _enqueue(run: Run) -> None:
-    from chat.tasks import execute_run_task
-
+    """Queue the run for a worker once the transaction that queued it has committed.
+    By name: the web process need not import the engine (nor LiteLLM) to do it."""
     run_id = str(run.pk)
-    transaction.on_commit(lambda: execute_run_task.delay(run_id))
+    transaction.on_commit(lambda: celery_app.send_task("chat.execute_run", args=[run_id]))
 
 
 def _next_seq(conversation: Conversation) -> int:

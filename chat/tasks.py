@@ -2,6 +2,8 @@ from __future__ import annotations
 
 from celery import shared_task
 
+# Imported when the worker starts, not inside the first run: LiteLLM takes seconds to load.
+import agents.litellm_model  # noqa: F401
 from chat import runner
 
 

@@ -11,8 +11,8 @@ from tests.stack import OracleStack
 
 LOOP_THEN_SUMMARY = [
     {"tool_calls": [{"name": "calculator", "arguments": {"expression": "1+1"}}]},
-    {"tool_calls": [{"name": "calculator", "arguments": {"expression": "2+2"}}]},
     {"text": ["Summary: ", "1+1 is 2."]},
+    {"tool_calls": [{"name": "calculator", "arguments": {"expression": "2+2"}}]},
 ]
 
 
