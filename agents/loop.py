@@ -459,7 +459,7 @@ class _Run:
             hit = state.limit_hit
             await self.emit(
                 EventType.SYSTEM_NOTICE,
-                severity="error" if reason is TerminationReason.PROVIDER_ERROR else "warning",
+                severity=_end_severity(reason),
                 metric=hit.metric if hit else None,
                 value=hit.value if hit else None,
                 limit=hit.limit if hit else None,
@@ -534,6 +534,13 @@ class _Run:
                 text=notice.text,
             )
         state.pending_notices.clear()
+
+
+def _end_severity(reason: TerminationReason) -> str:
+    """How the ending's System message is shown: the user's own stop is no warning."""
+    if reason is TerminationReason.PROVIDER_ERROR:
+        return "error"
+    return "info" if reason is TerminationReason.CANCELLED else "warning"
 
 
 def _estimate_text_tokens(chars: int) -> int:

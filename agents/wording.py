@@ -115,7 +115,7 @@ def stop_notice(reason: TerminationReason, hit: LimitHit | None, detail: str | N
     if reason is TerminationReason.PROVIDER_ERROR and detail:
         base = f"{base.rstrip('.')} ({detail})."
     if reason is TerminationReason.CANCELLED:
-        return base
+        return "You stopped the run. Press Continue to let the Oracle go on from here."
     return f"{base} Press Continue to give the Oracle another round."
 
 

@@ -11,8 +11,8 @@ never misses or repeats an event.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
+import uuid
 from typing import Any
 
 from channels.db import database_sync_to_async
@@ -20,7 +20,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 
 from chat.fragments import RunView
 from chat.models import Conversation, Run, RunEvent
-from chat.recorder import conversation_group
+from chat.recorder import COUNTERS, conversation_group
 
 MAX_FRAME_BYTES = 4096
 CATCH_UP_SECONDS = 2.0
@@ -80,6 +80,8 @@ class ConversationConsumer(AsyncWebsocketConsumer):
             if run_id not in self.views:  # a run that started after this page loaded
                 self.views[run_id] = RunView(run_id)
                 self.sent[run_id] = 0
+            if message.get("counters"):
+                self.views[run_id].set_counters(message["counters"])
             await self._feed(run_id, message["events"])
 
     async def _catch_up_loop(self) -> None:
@@ -92,7 +94,8 @@ class ConversationConsumer(AsyncWebsocketConsumer):
                         await self._refill(run_id)
 
     async def _refill(self, run_id: str) -> None:
-        events = await _events_after(run_id, self.views[run_id].rendered)
+        events, counters = await _events_after(run_id, self.views[run_id].rendered)
+        self.views[run_id].set_counters(counters)
         await self._feed(run_id, events, from_database=True)
 
     async def _feed(
@@ -127,22 +130,28 @@ class ConversationConsumer(AsyncWebsocketConsumer):
         await self.send(text_data=json.dumps({"type": "error", "error": text}))
 
 
+def _uuid(value: str) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(value)
+    except ValueError:
+        return None
+
+
 @database_sync_to_async
 def _owns(user: Any, conversation_id: str) -> bool:
-    with contextlib.suppress(ValueError):
-        return Conversation.objects.filter(owner=user, id=conversation_id).exists()
-    return False
+    key = _uuid(conversation_id)
+    return key is not None and Conversation.objects.filter(owner=user, id=key).exists()
 
 
 @database_sync_to_async
 def _run_in(conversation_id: str, run_id: str) -> bool:
-    with contextlib.suppress(ValueError):
-        return Run.objects.filter(conversation_id=conversation_id, id=run_id).exists()
-    return False
+    key = _uuid(run_id)
+    return key is not None and Run.objects.filter(conversation_id=conversation_id, id=key).exists()
 
 
 @database_sync_to_async
-def _events_after(run_id: str, seq: int) -> list[dict[str, Any]]:
-    return [
-        event.data for event in RunEvent.objects.filter(run_id=run_id, seq__gt=seq).order_by("seq")
-    ]
+def _events_after(run_id: str, seq: int) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The saved events after `seq`, and the run's counters as last saved."""
+    counters = Run.objects.filter(pk=run_id).values(*COUNTERS).first() or {}
+    events = RunEvent.objects.filter(run_id=run_id, seq__gt=seq).order_by("seq")
+    return [event.data for event in events], counters

@@ -243,19 +243,18 @@ class RunView:
         return handler(event) if handler else ""
 
     def _count(self, event: dict[str, Any]) -> None:
-        kind = event["type"]
-        if kind == "assistant.message" and not event.get("final"):
-            self.counters["iterations"] = self.counters.get("iterations", 0) + 1
-        elif kind == "tool.call":
-            self.counters["tool_calls"] = self.counters.get("tool_calls", 0) + 1
-        elif kind == "run.finished":
-            self.counters = {
-                "iterations": event.get("iterations", 0),
-                "tool_calls": event.get("tool_calls", 0),
-                "tokens": event.get("tokens", 0),
-                "cost_usd": event.get("cost_usd", 0.0),
-                "elapsed_s": round((event.get("elapsed_ms") or 0) / 1000),
-            }
+        if event["type"] == "run.finished":
+            self.set_counters(event)
+
+    def set_counters(self, counters: dict[str, Any]) -> None:
+        """The run's totals so far (from the worker's checkpoints, or its final event)."""
+        self.counters = {
+            "iterations": counters.get("iterations", 0),
+            "tool_calls": counters.get("tool_calls", 0),
+            "tokens": counters.get("tokens", 0),
+            "cost_usd": counters.get("cost_usd", 0.0),
+            "elapsed_s": round((counters.get("elapsed_ms") or 0) / 1000),
+        }
 
     def gauges(self) -> str:
         return gauges(self.counters, self.limits, status=self.status).replace(

@@ -23,6 +23,8 @@ from django.utils import timezone
 
 from chat.models import Conversation, Message, Role, Run, RunEvent
 
+COUNTERS = ("iterations", "tool_calls", "tokens", "cost_usd", "elapsed_ms")
+
 
 def conversation_group(conversation_id: object) -> str:
     """The Channels group that a conversation's browsers listen on."""
@@ -105,8 +107,17 @@ class RunRecorder:
         self._wake.set()
 
     async def checkpoint(self, state: Any) -> None:
-        """Keep the engine's whole state (between iterations) for the next flush to save."""
+        """Keep the engine's whole state (between iterations) for the next flush to save,
+        with the run's counters so far for the gauges and the API."""
         self.checkpoint_json = state.to_json()
+        total = state.total
+        self.counters = {
+            "iterations": total.iterations,
+            "tool_calls": total.tool_calls,
+            "tokens": total.tokens,
+            "cost_usd": round(total.cost_usd, 6),
+            "elapsed_ms": round(total.elapsed_s * 1000),
+        }
         self._wake.set()
 
     def _apply(self, kind: str, data: dict[str, Any]) -> None:
@@ -151,7 +162,7 @@ class RunRecorder:
             }
             self._new_message(Role.SYSTEM, str(data.get("text", "")), meta)
         elif kind == "run.finished":
-            self.counters = data
+            self.counters = {key: data.get(key, 0) for key in COUNTERS}
             if self.final_message is not None:
                 self.final_message.termination_reason = data.get("reason") or ""
                 self.final_message.failure_class = data.get("failure_class") or ""
@@ -213,7 +224,11 @@ class RunRecorder:
             new, self.draft.new = self.draft.new, []
             dirty, self.draft.dirty = self.draft.dirty, {}
             if self.checkpoint_json is not None and "state" not in run_fields:
-                run_fields = {**run_fields, "state": json.loads(self.checkpoint_json)}
+                run_fields = {
+                    **self.counters,
+                    **run_fields,
+                    "state": json.loads(self.checkpoint_json),
+                }
             self.checkpoint_json = None
             created = {id(message) for message in new}
             # Snapshots taken here, on the event loop: events arriving during the
@@ -229,7 +244,12 @@ class RunRecorder:
             if events:
                 await self._layer.group_send(
                     conversation_group(self.conversation_id),
-                    {"type": "run.events", "run_id": str(self.run.pk), "events": events},
+                    {
+                        "type": "run.events",
+                        "run_id": str(self.run.pk),
+                        "events": events,
+                        "counters": self.counters,
+                    },
                 )
 
     def _write(

@@ -6,7 +6,9 @@ from pathlib import Path
 import pytest
 from django.contrib.auth.models import User
 
+from agents.testing.fake_server import FakeServer
 from tests import processes
+from tests.stack import OracleStack
 
 
 @pytest.fixture
@@ -34,6 +36,32 @@ def celery_worker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield _node(name)
     finally:
         processes.stop(worker)
+
+
+@pytest.fixture(scope="session")
+def fake_provider() -> Iterator[FakeServer]:
+    """The fake OpenAI-compatible provider; each test sets its script."""
+    with FakeServer([]) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def stack(
+    tmp_path_factory: pytest.TempPathFactory, fake_provider: FakeServer
+) -> Iterator[OracleStack]:
+    """The whole product (daphne, a worker, Redis, a database) talking to the fake provider."""
+    oracle = OracleStack(
+        tmp_path_factory.mktemp("stack"),
+        ORACLE_MODEL="openai/fake-model",
+        ORACLE_API_BASE=fake_provider.base_url,
+        ORACLE_API_KEY="fake-key",
+        ORACLE_RUN_HEARTBEAT_TIMEOUT="3",
+    )
+    oracle.start()
+    try:
+        yield oracle
+    finally:
+        oracle.stop()
 
 
 def _node(name: str) -> str:

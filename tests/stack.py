@@ -35,11 +35,12 @@ class OracleStack:
         self.url = f"http://127.0.0.1:{self.port}"
         self._database_name: str | None = None
         # A Redis database of its own: no other test worker takes this stack's tasks.
-        self.env = processes.base_env(DATABASE_URL=self._database_url(), DEBUG="false",
-                                      REDIS_URL=_other_redis_db(settings.REDIS_URL),
-                                      SECRET_KEY="e2e-" + uuid.uuid4().hex * 2,
-                                      ALLOWED_HOSTS="127.0.0.1,localhost",
-                                      SECURE_SSL_REDIRECT="false", **env)  # fmt: skip
+        self.env = processes.base_env(
+            DATABASE_URL=self._database_url(), DEBUG="false",
+            REDIS_URL=_other_redis_db(settings.REDIS_URL),
+            SECRET_KEY="e2e-" + uuid.uuid4().hex * 2, ALLOWED_HOSTS="127.0.0.1,localhost",
+            SECURE_SSL_REDIRECT="false", SECURE_COOKIES="false", **env,
+        )  # fmt: skip
         self.daphne: Any = None
         self.worker: Any = None
         self._worker_count = 0

@@ -28,7 +28,10 @@ async def test_cancel_during_a_slow_stream_ends_the_run_quickly_keeping_the_text
     assert "Let me think" in outcome.result.final_text
     assert outcome.model.closed_streams == 1
     assert outcome.finished["failure_class"] is None
-    assert outcome.notices()[-1]["text"] == "The run was cancelled."
+    assert outcome.notices()[-1]["text"] == (
+        "You stopped the run. Press Continue to let the Oracle go on from here."
+    )
+    assert outcome.notices()[-1]["severity"] == "info"
 
 
 async def test_a_polled_check_cancels_a_running_tool(run):

@@ -70,8 +70,10 @@ def live_server_url(daphne_server: LiveServer) -> str:
     return daphne_server.url
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    """Chromium for one test module: Playwright's sync API holds an event loop while it
+    runs, which must be gone before any asyncio test runs in this process."""
     if not CHROMIUM.exists():
         pytest.fail(
             f"Browser tests need Chromium at {CHROMIUM}: install it with "

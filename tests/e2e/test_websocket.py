@@ -1,0 +1,149 @@
+"""The conversation WebSocket against real daphne, a real worker and Redis: live
+fragments in order, an exact replay after a reconnect, and its guards."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+
+import httpx
+import pytest
+from websockets.exceptions import InvalidStatus
+from websockets.sync.client import ClientConnection, connect
+
+from agents.testing.fake_server import FakeServer
+from tests.e2e.test_runs_api import start_conversation, wait_until_finished
+from tests.stack import OracleStack
+
+SEQ = re.compile(r'id="stream-state" hx-swap-oob="outerHTML" data-run="[^"]*" data-seq="(\d+)"')
+STREAMED = re.compile(
+    r'id="run-[\w-]+-a\d+-text">([^<]*)</div>|hx-swap-oob="beforeend:#run-[\w-]+-a\d+-text">([^<]*)</div>'
+)
+CHUNKS = [f"part{i} " for i in range(12)]
+
+
+def log_in(stack: OracleStack, username: str) -> str:
+    """Log in through the login page; return the session cookie."""
+    with httpx.Client(base_url=stack.url) as browser:
+        browser.get("/login/")
+        response = browser.post(
+            "/login/",
+            data={"username": username, "password": "correct horse battery",
+                  "csrfmiddlewaretoken": browser.cookies["csrftoken"]},
+        )  # fmt: skip
+        assert response.status_code == 302, response.text
+        return browser.cookies["sessionid"]
+
+
+def open_socket(stack: OracleStack, conversation: str, session: str | None) -> ClientConnection:
+    headers = {"Origin": stack.url}
+    if session:
+        headers["Cookie"] = f"sessionid={session}"
+    url = stack.url.replace("http://", "ws://") + f"/ws/conversations/{conversation}/"
+    return connect(url, additional_headers=headers, open_timeout=10)
+
+
+def read_until(socket: ClientConnection, marker: str, frames: list[str]) -> None:
+    while True:
+        frame = str(socket.recv(timeout=20))
+        frames.append(frame)
+        if marker in frame:
+            return
+
+
+def streamed_text(frames: list[str]) -> str:
+    return "".join(html.unescape(a or b) for f in frames for a, b in STREAMED.findall(f))
+
+
+def seqs(frames: list[str]) -> list[int]:
+    return [int(s) for f in frames for s in SEQ.findall(f)]
+
+
+def test_a_run_streams_to_the_socket_in_order(
+    stack: OracleStack, fake_provider: FakeServer
+) -> None:
+    token = stack.create_user("nina")
+    client = stack.client(token)
+    session = log_in(stack, "nina")
+    conversation = client.post("/api/conversations/", json={}).json()["id"]
+    fake_provider.set_script([{"text": CHUNKS, "chunk_delay": 0.02}])
+    frames: list[str] = []
+
+    with open_socket(stack, conversation, session) as socket:
+        posted = client.post(f"/api/conversations/{conversation}/messages/", json={"content": "Go"})
+        read_until(socket, 'data-status="finished"', frames)
+
+    run = wait_until_finished(client, posted.json()["run_id"])
+    received = seqs(frames)
+    assert received == sorted(set(received))  # increasing, never repeated
+    assert received[-1] == len(list(_events(client, run["id"])))
+    assert streamed_text(frames) == "".join(CHUNKS)
+    assert (
+        "Stop" not in frames[-1]
+        or 'id="run-controls" class="run-controls" hx-swap-oob="true"></div>' in frames[-1]
+    )
+
+
+def _events(client: httpx.Client, run_id: str) -> list[str]:
+    with client.stream("GET", f"/api/runs/{run_id}/events/") as response:
+        return [line for line in response.iter_lines() if line.startswith("id: ")]
+
+
+def test_a_reconnect_mid_stream_replays_without_gap_or_duplicate(
+    stack: OracleStack, fake_provider: FakeServer
+) -> None:
+    token = stack.create_user("omar")
+    client = stack.client(token)
+    session = log_in(stack, "omar")
+    fake_provider.set_script([{"text": CHUNKS, "chunk_delay": 0.15}])
+    conversation, run_id = start_conversation(client, "Go slowly")
+    first: list[str] = []
+
+    with open_socket(stack, conversation, session) as socket:
+        socket.send(json.dumps({"type": "sync", "run_id": run_id, "last_seq": 0}))
+        read_until(socket, "part2", first)
+    last_seq = seqs(first)[-1]
+    second: list[str] = []
+    with open_socket(stack, conversation, session) as socket:  # the "refresh"
+        socket.send(json.dumps({"type": "sync", "run_id": run_id, "last_seq": last_seq}))
+        read_until(socket, 'data-status="finished"', second)
+
+    assert seqs(second)[0] > last_seq
+    assert streamed_text(first) + streamed_text(second) == "".join(CHUNKS)
+    wait_until_finished(client, run_id)
+
+
+def test_another_users_conversation_is_refused(stack: OracleStack) -> None:
+    owner = stack.client(stack.create_user("pete"))
+    stack.create_user("quinn")
+    conversation = owner.post("/api/conversations/", json={}).json()["id"]
+    intruder = log_in(stack, "quinn")
+
+    for session in (intruder, None):
+        with pytest.raises(InvalidStatus) as refused:
+            open_socket(stack, conversation, session)
+        assert refused.value.response.status_code == 403
+
+
+def test_bad_frames_get_an_error_frame_and_the_socket_stays_open(stack: OracleStack) -> None:
+    client = stack.client(stack.create_user("rosa"))
+    conversation = client.post("/api/conversations/", json={}).json()["id"]
+    session = log_in(stack, "rosa")
+
+    with open_socket(stack, conversation, session) as socket:
+        answers = []
+        for frame in (
+            "not json",
+            "x" * 5000,
+            json.dumps([1, 2]),
+            json.dumps({"type": "sync", "run_id": "nope", "last_seq": 0}),
+            json.dumps({"type": "sync", "run_id": conversation, "last_seq": -1}),
+        ):
+            socket.send(frame)
+            answers.append(json.loads(socket.recv(timeout=10)))
+
+    assert [a["type"] for a in answers] == ["error"] * 5
+    assert answers[0]["error"] == "Frames must be JSON."
+    assert answers[1]["error"] == "Frame too large."
+    assert answers[3]["error"] == "No such run in this conversation."
