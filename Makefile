@@ -23,7 +23,14 @@ $(VENV)/.installed-dev: $(VENV)/.installed-run
 run: $(VENV)/.installed-run
 	$(BIN)/python manage.py serve
 
-test: $(VENV)/.installed-dev
+# The browser tests drive Debian's Chromium (Playwright's own browser download cannot be used).
+CHROMIUM := /usr/bin/chromium
+$(CHROMIUM):
+	@if [ "$$(id -u)" = 0 ]; then SUDO=; elif sudo -n true 2>/dev/null; then SUDO=sudo; \
+	else echo "The browser tests need Chromium: run 'sudo apt-get install chromium'." >&2; exit 1; fi; \
+	$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium >/dev/null
+
+test: $(VENV)/.installed-dev $(CHROMIUM)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy

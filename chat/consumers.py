@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import uuid
 from typing import Any
 
@@ -22,6 +23,7 @@ from chat.fragments import RunView
 from chat.models import Conversation, Run, RunEvent
 from chat.recorder import COUNTERS, conversation_group
 
+logger = logging.getLogger(__name__)
 MAX_FRAME_BYTES = 4096
 CATCH_UP_SECONDS = 2.0
 
@@ -88,10 +90,13 @@ class ConversationConsumer(AsyncWebsocketConsumer):
         """Whatever the channel layer may have dropped at the end of a run arrives anyway."""
         while True:
             await asyncio.sleep(CATCH_UP_SECONDS)
-            async with self.lock:
-                for run_id, view in list(self.views.items()):
-                    if view.status == "running":
-                        await self._refill(run_id)
+            try:
+                async with self.lock:
+                    for run_id, view in list(self.views.items()):
+                        if view.status == "running":
+                            await self._refill(run_id)
+            except Exception:  # a database hiccup must not end the stream
+                logger.exception("catching up conversation %s failed", self.conversation_id)
 
     async def _refill(self, run_id: str) -> None:
         events, counters = await _events_after(run_id, self.views[run_id].rendered)

@@ -147,3 +147,25 @@ def test_bad_frames_get_an_error_frame_and_the_socket_stays_open(stack: OracleSt
     assert answers[0]["error"] == "Frames must be JSON."
     assert answers[1]["error"] == "Frame too large."
     assert answers[3]["error"] == "No such run in this conversation."
+
+
+def test_a_lost_worker_is_noticed_by_another_worker_and_shown_live(
+    stack: OracleStack, fake_provider: FakeServer
+) -> None:
+    token = stack.create_user("tara")
+    client = stack.client(token)
+    session = log_in(stack, "tara")
+    fake_provider.set_script([{"text": ["Working ", "on ", "it"], "hang": True}])
+    conversation, run_id = start_conversation(client, "Go")
+    frames: list[str] = []
+
+    with open_socket(stack, conversation, session) as socket:
+        socket.send(json.dumps({"type": "sync", "run_id": run_id, "last_seq": 0}))
+        read_until(socket, "it", frames)
+        stack.kill_worker()
+        stack.start_worker()  # no page or API call looks at the run: the new worker does
+        read_until(socket, 'data-status="finished"', frames)
+
+    assert "badge-interrupted" in frames[-1] or any("badge-interrupted" in f for f in frames)
+    assert any(">Resume</button>" in f for f in frames)
+    assert "Working on it" in streamed_text(frames)

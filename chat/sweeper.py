@@ -1,0 +1,45 @@
+"""Every worker looks, every few seconds, for runs whose worker died (no heartbeat),
+and marks them `interrupted` so their owners see it and can Resume them. Pages and
+the API look too when asked about a run, so this also works with no worker left."""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from celery.signals import worker_ready, worker_shutdown
+from django.conf import settings
+from django.db import close_old_connections, connections
+
+logger = logging.getLogger(__name__)
+_stop = threading.Event()
+
+
+def _sweep_forever() -> None:
+    from chat.services import runs_mark_interrupted
+
+    interval = max(1.0, settings.ORACLE_RUN_HEARTBEAT_TIMEOUT / 3)
+    try:
+        while not _stop.wait(interval):
+            close_old_connections()
+            try:
+                for run in runs_mark_interrupted():
+                    logger.warning("run %s lost its worker: marked interrupted", run.pk)
+            except Exception:  # the database may be briefly away; try again next time
+                logger.exception("could not look for interrupted runs")
+    finally:
+        connections.close_all()
+
+
+def _on_worker_ready(**_: object) -> None:
+    _stop.clear()
+    threading.Thread(target=_sweep_forever, name="oracle-run-sweeper", daemon=True).start()
+
+
+def _on_worker_shutdown(**_: object) -> None:
+    _stop.set()
+
+
+def connect_worker_signals() -> None:
+    worker_ready.connect(_on_worker_ready, weak=False, dispatch_uid="oracle-run-sweeper")
+    worker_shutdown.connect(_on_worker_shutdown, weak=False, dispatch_uid="oracle-sweeper-stop")
