@@ -102,3 +102,10 @@ def test_saved_messages_are_inert_on_the_page(client: Client, alice: User, paylo
     assert_inert(messages)
     titles = page[page.index('<ul class="conversation-list">') : page.index("</ul>")]
     assert_inert(titles)
+
+
+def test_code_blocks_are_highlighted() -> None:
+    html = render_markdown("```python\nimport os\nprint(os.sep)\n```")
+
+    assert '<code class="language-python">' in html
+    assert '<span class="kn">import</span>' in html

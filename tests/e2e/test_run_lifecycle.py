@@ -114,3 +114,26 @@ def test_stopping_a_paused_run_ends_it_with_the_limits_reason(
     run = wait_until_finished(client, run_id)
 
     assert run["reason"] == "max_iterations"
+
+
+def test_a_task_delivered_twice_runs_the_run_once(
+    stack: OracleStack, fake_provider: FakeServer
+) -> None:
+    fake_provider.set_script([{"text": ["Once ", "only."], "chunk_delay": 0.3}])
+    client = stack.client(stack.create_user("nora"))
+    conversation, run_id = start_conversation(client, "Say it once")
+    duplicate = (
+        "from oracle.celery import app; "
+        f"app.send_task('chat.execute_run', args=['{run_id}']); "
+        f"app.send_task('chat.execute_run', args=['{run_id}'])"
+    )
+
+    sent = processes.manage("shell", "--no-imports", "-c", duplicate, env=stack.env)
+    run = wait_until_finished(client, run_id)
+
+    assert sent.returncode == 0, sent.stderr
+    assert run["reason"] == "completed" and run["iterations"] == 1
+    answers = [m["content"] for m in messages_of(client, conversation) if m["role"] == "assistant"]
+    assert answers == ["Once only."]
+    requests = [r for r in fake_provider.requests if r["messages"][-1]["content"] == "Say it once"]
+    assert len(requests) == 1  # the model was asked once
