@@ -8,6 +8,7 @@ an `AgentConfig` with `AgentConfig.from_raw`.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields, replace
 from enum import StrEnum
@@ -177,6 +178,9 @@ FIELDS_BY_NAME: dict[str, FieldSpec] = {spec.name: spec for spec in FIELDS}
 
 ConfigErrors = dict[str, list[str]]
 
+_WHOLE_NUMBER = re.compile(r"[+-]?[0-9]+")
+_DECIMAL_NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+
 
 class ConfigError(ValueError):
     """Raised by `AgentConfig.from_raw` with one message per bad field."""
@@ -258,6 +262,8 @@ def _parse_value(spec: FieldSpec, value: object, allowed_models: Sequence[str] |
     if spec.kind == "str":
         text = "" if value is None else str(value).strip()
         if text and allowed_models is not None and text not in allowed_models:
+            if not allowed_models:
+                raise ValueError("Only the server's default model is available here.")
             raise ValueError(f"Must be one of the allowed models: {', '.join(allowed_models)}.")
         return text
     if spec.kind == "bool":
@@ -270,7 +276,7 @@ def _parse_value(spec: FieldSpec, value: object, allowed_models: Sequence[str] |
     number: float = _parse_int(value) if spec.kind == "int" else _parse_float(value)
     assert spec.min is not None and spec.max is not None
     if not spec.min <= number <= spec.max:
-        raise ValueError(f"Must be between {_show(spec.min)} and {_show(spec.max)}.")
+        raise ValueError(f"Must be between {_show(spec, spec.min)} and {_show(spec, spec.max)}.")
     return number
 
 
@@ -292,26 +298,36 @@ def _parse_int(value: object) -> int:
         return value
     if isinstance(value, float) and value.is_integer():
         return int(value)
-    try:
-        return int(str(value).strip())
-    except ValueError:
-        raise ValueError("Must be a whole number.") from None
+    text = str(value).strip()
+    # int() would also take "1_000" and non-ASCII digits; a form field should not.
+    if not _WHOLE_NUMBER.fullmatch(text):
+        raise ValueError("Must be a whole number.")
+    return int(text)
 
 
 def _parse_float(value: object) -> float:
     if isinstance(value, bool):
         raise ValueError("Must be a number.")
-    try:
-        number = float(value) if isinstance(value, int | float) else float(str(value).strip())
-    except ValueError:
-        raise ValueError("Must be a number.") from None
+    if isinstance(value, int):
+        try:
+            return float(value)
+        except OverflowError:  # too large for a float: out of every bound, said as such
+            return math.inf if value > 0 else -math.inf
+    if isinstance(value, float):
+        number = value
+    else:
+        text = str(value).strip()
+        if not _DECIMAL_NUMBER.fullmatch(text):
+            raise ValueError("Must be a number.")
+        number = float(text)
     if not math.isfinite(number):
         raise ValueError("Must be a number.")
     return number
 
 
-def _show(bound: float) -> str:
-    return f"{bound:,.2f}" if not float(bound).is_integer() else f"{int(bound):,}"
+def _show(spec: FieldSpec, bound: float) -> str:
+    """A bound as the user types it: money with cents, counts whole."""
+    return f"{bound:,.2f}" if spec.kind == "float" else f"{int(bound):,}"
 
 
 def field_names() -> list[str]:

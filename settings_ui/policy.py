@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 from django.conf import settings
 
-from agents.config import AgentConfig, ConfigError, ConfigErrors, OperatorLimits, validate_config
+from agents.config import AgentConfig, OperatorLimits
 
 OFFLINE_MODEL_LABEL = "Offline model (built in)"
 
@@ -45,20 +45,4 @@ def operator_limits() -> OperatorLimits:
 
 def config_from_raw(raw: Mapping[str, object], *, base: AgentConfig) -> AgentConfig:
     """`AgentConfig.from_raw` over `base` with the operator's models; raises `ConfigError`."""
-    models = allowed_models()
-    try:
-        return AgentConfig.from_raw(raw, base=base, allowed_models=models)
-    except OverflowError:
-        # agents.config turns a huge JSON integer into a float for a float field and
-        # lets OverflowError escape; such a number is out of every bound.
-        raise ConfigError(_errors_one_by_one(raw, models)) from None
-
-
-def _errors_one_by_one(raw: Mapping[str, object], models: list[str]) -> ConfigErrors:
-    errors: ConfigErrors = {}
-    for name, value in raw.items():
-        try:
-            errors.update(validate_config({name: value}, allowed_models=models))
-        except OverflowError:
-            errors[name] = ["Must be a number."]
-    return errors
+    return AgentConfig.from_raw(raw, base=base, allowed_models=allowed_models())

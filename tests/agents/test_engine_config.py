@@ -80,3 +80,40 @@ def test_the_model_must_be_one_the_operator_allows():
     assert validate_config({"model": "openai/gpt-4o-mini"}, allowed_models=allowed) == {}
     errors = validate_config({"model": "openai/o1"}, allowed_models=allowed)
     assert errors == {"model": ["Must be one of the allowed models: openai/gpt-4o-mini."]}
+
+
+def test_odd_numbers_are_clear_errors_not_crashes():
+    from agents.config import validate_config
+
+    errors = validate_config(
+        {
+            "max_cost_usd": 10**400,
+            "max_iterations": "1_0",
+            "token_budget": "٣٠٠٠",  # Arabic-Indic digits
+            "timeout_seconds": "1e2",
+            "soft_warning_percent": "nan",
+        }
+    )
+
+    assert errors == {
+        "max_cost_usd": ["Must be between 0.01 and 100.00."],
+        "max_iterations": ["Must be a whole number."],
+        "token_budget": ["Must be a whole number."],
+        "timeout_seconds": ["Must be a whole number."],
+        "soft_warning_percent": ["Must be a whole number."],
+    }
+
+
+def test_decimal_text_is_read_for_cost():
+    from agents.config import AgentConfig
+
+    assert AgentConfig.from_raw({"max_cost_usd": " 2.5 "}).max_cost_usd == 2.5
+    assert AgentConfig.from_raw({"max_cost_usd": ".5"}).max_cost_usd == 0.5
+
+
+def test_with_no_allowed_models_the_error_says_so():
+    from agents.config import validate_config
+
+    assert validate_config({"model": "openai/gpt-4o"}, allowed_models=[]) == {
+        "model": ["Only the server's default model is available here."]
+    }

@@ -81,7 +81,7 @@ def test_a_huge_integer_cost_is_an_error_not_a_crash(alice: User, alice_client: 
     response = patch(alice_client, f'{{"max_cost_usd": {10**400}, "max_iterations": 2}}')
 
     assert response.status_code == 400
-    assert response.json()["errors"] == {"max_cost_usd": ["Must be a number."]}
+    assert response.json()["errors"] == {"max_cost_usd": ["Must be between 0.01 and 100.00."]}
     assert stored(alice)["max_iterations"] == 15
 
 
