@@ -182,7 +182,13 @@ CACHES = {
 CHANNEL_LAYERS = {
     "default": {
         "BACKEND": "channels_redis.core.RedisChannelLayer",
-        "CONFIG": {"hosts": [{"address": REDIS_URL}], "prefix": "oracle:channels"},
+        # redis-py 8 reads with a 5 s timeout by default, the same 5 s that channels-redis
+        # blocks waiting for a message: an idle socket would then fail at random. Give
+        # the read room above the block.
+        "CONFIG": {
+            "hosts": [{"address": REDIS_URL, "socket_timeout": 15}],
+            "prefix": "oracle:channels",
+        },
     }
 }
 
