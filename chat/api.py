@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -153,26 +153,24 @@ def run_detail(request: HttpRequest, run_id: str) -> HttpResponse:
         return error(404, "No such run.")
 
 
-@api_endpoint("POST")
-def run_cancel(request: HttpRequest, run_id: str) -> HttpResponse:
+def _run_action(request: HttpRequest, run_id: str, action: Callable[..., Run]) -> HttpResponse:
     try:
-        run = services.run_cancel(run=_run_or_404(request, run_id))
+        run = action(run=_run_or_404(request, run_id))
     except Http404:
         return error(404, "No such run.")
     except services.RunConflict as conflict:
         return error(409, str(conflict))
     return JsonResponse(run_json(run), status=202)
+
+
+@api_endpoint("POST")
+def run_cancel(request: HttpRequest, run_id: str) -> HttpResponse:
+    return _run_action(request, run_id, services.run_cancel)
 
 
 @api_endpoint("POST")
 def run_continue(request: HttpRequest, run_id: str) -> HttpResponse:
-    try:
-        run = services.run_continue(run=_run_or_404(request, run_id))
-    except Http404:
-        return error(404, "No such run.")
-    except services.RunConflict as conflict:
-        return error(409, str(conflict))
-    return JsonResponse(run_json(run), status=202)
+    return _run_action(request, run_id, services.run_continue)
 
 
 SSE_POLL_SECONDS = 0.1
