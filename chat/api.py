@@ -213,6 +213,10 @@ async def run_events(request: HttpRequest, run_id: str) -> HttpResponse:
     async def stream(last: int) -> AsyncIterator[str]:
         quiet_since = time.monotonic()
         while True:
+            # The status is read before the events: a run's last events and its final
+            # status are committed together, so a final status read first means the
+            # events read next are complete.
+            status = await sync_to_async(_run_status)(run.pk)
             events = await sync_to_async(_events_after)(run.pk, last)
             for event in events:
                 last = event.seq
@@ -222,7 +226,6 @@ async def run_events(request: HttpRequest, run_id: str) -> HttpResponse:
             if events:
                 quiet_since = time.monotonic()
                 continue
-            status = await sync_to_async(_run_status)(run.pk)
             if status in (RunStatus.FINISHED, RunStatus.PAUSED):
                 return  # everything was sent; nothing more will come until a Continue
             if time.monotonic() - quiet_since > SSE_KEEPALIVE_SECONDS:

@@ -56,7 +56,7 @@ def test_the_database_refuses_an_unknown_limit_action(alice: User):
     agent_config_for(user=alice)
 
     with pytest.raises(IntegrityError), transaction.atomic():
-        AgentSettings.objects.filter(user=alice).update(limit_action="explode")
+        AgentSettings.objects.filter(user=alice).update(limit_action="halt")
 
 
 def test_the_stored_bounds_follow_agents_config(db: None):
