@@ -42,3 +42,19 @@ format: $(VENV)/.installed-dev
 
 clean:
 	rm -rf $(VENV) var/test-*
+
+# `make bench`: Oracle against the agent frameworks people use instead (bench/README.md).
+# The peers go into their own venv, .venv-bench, from the `bench` group of pyproject.toml.
+BENCH_VENV := .venv-bench
+.PHONY: bench
+bench: $(VENV)/.installed-run
+	@if [ ! -f $(BENCH_VENV)/.installed ] || [ pyproject.toml -nt $(BENCH_VENV)/.installed ]; then \
+	  $(PYTHON) -m venv $(BENCH_VENV) && \
+	  $(BENCH_VENV)/bin/python -c 'import subprocess, sys, tomllib; \
+	    pins = tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["bench"]; \
+	    subprocess.run([sys.executable, "-m", "pip", "install", "-qq", \
+	      "--disable-pip-version-check", *pins], check=True)' && \
+	  touch $(BENCH_VENV)/.installed; \
+	fi
+	$(BIN)/python bench/compare.py
+	$(BIN)/python bench/stop_latency.py

@@ -219,6 +219,9 @@ class _Run:
             else 0
         )
         self._unemitted_text = ""
+        # One waiter on the cancel token for the whole drive, not one per model call
+        # or tool batch: a task less to create and cancel on every step.
+        self._stopper: asyncio.Future[None] | None = None
 
     async def emit(self, event_type: str, **fields: Any) -> None:
         event: Event = {"type": event_type, "seq": self.state.next_seq, **fields}
@@ -228,6 +231,13 @@ class _Run:
     # --- the steps --------------------------------------------------------------
 
     async def drive(self) -> RunResult:
+        try:
+            return await self._drive()
+        finally:
+            if self._stopper is not None:
+                self._stopper.cancel()
+
+    async def _drive(self) -> RunResult:
         state = self.state
         while True:
             self._tick()
@@ -394,7 +404,9 @@ class _Run:
             )
         state.round.tool_calls += len(allowed)
         state.total.tool_calls += len(allowed)
-        if allowed:
+        if len(allowed) == 1:
+            await self._until_stopped(run_one(allowed[0]))  # no gather: a task less per step
+        elif allowed:
             await self._until_stopped(asyncio.gather(*(run_one(call) for call in allowed)))
         for call in calls:
             result = results.get(call.id)
@@ -417,7 +429,9 @@ class _Run:
     async def _until_stopped(self, work: Awaitable[T]) -> StopCause | None:
         """Await `work` unless a cancel or the time limit comes first; then stop it."""
         task = asyncio.ensure_future(work)
-        stopper = asyncio.ensure_future(self.cancel.wait())
+        if self._stopper is None:
+            self._stopper = asyncio.ensure_future(self.cancel.wait())
+        stopper = self._stopper
         timeout = self.clock.to_real(self._deadline - self.clock.now())
         try:
             done, _ = await asyncio.wait(
@@ -426,8 +440,6 @@ class _Run:
         except asyncio.CancelledError:
             task.cancel()
             raise
-        finally:
-            stopper.cancel()
         if task in done:
             task.result()
             return None

@@ -1,0 +1,269 @@
+"""Oracle's engine against the agent frameworks people use instead, on one task.
+
+Run: `make bench` (or `.venv/bin/python bench/compare.py`). The task (bench/task.py):
+a model asks for one no-op tool call per step for n steps, then answers.
+
+Round `inproc`: each framework with its own in-process scripted model; the
+figure is per-step overhead = (wall time - time inside the scripted model and
+the tool) / n. Round `http`: each framework talks to the same local
+OpenAI-compatible fake server (agents/testing/fake_server.py, served from this
+process) through its own client, Oracle through LiteLLM; the figure is wall
+time per step. Two reference rows go with it: a bare httpx loop (the floor) and
+a bare litellm.acompletion loop (LiteLLM's own cost, without Oracle's engine).
+
+Every framework runs in a fresh process: Oracle in this venv, the peers in
+`.venv-bench` (openai-agents installs a package named `agents`, like Oracle's
+engine). Each run is checked: n tool calls in order, n + 1 model calls (counted
+by the fake server over HTTP) and the final answer, so a misconfigured peer
+fails instead of looking fast. Prints Markdown tables; writes JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+sys.path.insert(0, str(ROOT))
+
+from agents.testing.fake_server import FakeServer  # noqa: E402
+
+PEERS = ("openai-agents", "pydantic-ai", "langgraph", "smolagents")
+PEERS_PYTHON = ROOT / ".venv-bench" / "bin" / "python"
+DEFAULT_JSON = ROOT / "var" / "bench" / "compare.json"
+WORKER_TIMEOUT = 1_800
+
+
+def machine() -> dict[str, Any]:
+    """What the figures came from."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    load = os.getloadavg() if hasattr(os, "getloadavg") else (0.0, 0.0, 0.0)
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+        "system": f"{platform.system()} {platform.release()}",
+        "load_average_at_start": [round(x, 2) for x in load],
+        "date": time.strftime("%Y-%m-%d %H:%M %Z"),
+    }
+
+
+class WorkerFailed(RuntimeError):
+    pass
+
+
+def run_worker(python: Path | str, script: str, args: list[str]) -> list[dict[str, Any]]:
+    """Run a worker script in its own process; its last stdout line is a JSON list of rows."""
+    command = [str(python), str(BENCH / script), *args]
+    done = subprocess.run(
+        command, capture_output=True, text=True, timeout=WORKER_TIMEOUT, cwd=BENCH, check=False
+    )
+    if done.returncode != 0:
+        tail = "\n".join(done.stderr.strip().splitlines()[-15:])
+        raise WorkerFailed(f"{' '.join(command[1:])} failed:\n{tail}")
+    rows: list[dict[str, Any]] = json.loads(done.stdout.strip().splitlines()[-1])
+    return rows
+
+
+def failed_row(framework: str, round_name: str, n: int, error: str) -> dict[str, Any]:
+    return {"framework": framework, "round": round_name, "n": n, "error": error}
+
+
+def run_round(
+    round_name: str, sizes: list[int], runs: int, peers_python: Path | None, log: Any
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """All frameworks through one round; returns rows and errors."""
+    rows: list[dict[str, Any]] = []
+    errors: list[str] = []
+    common = ["--n", *map(str, sizes), "--runs", str(runs)]
+    jobs: list[tuple[str, Path | str, str, list[str]]] = []
+    if round_name == "http":
+        jobs.append(
+            ("bare httpx loop (floor)", sys.executable, "run_oracle.py", ["--round", "floor"])
+        )
+        jobs.append(("bare litellm loop", sys.executable, "run_oracle.py", ["--round", "litellm"]))
+    jobs.append(("oracle", sys.executable, "run_oracle.py", ["--round", round_name]))
+    if round_name == "http":
+        vllm = ["--round", "http", "--model", "hosted_vllm/fake-model"]
+        jobs.append(("oracle via hosted_vllm/", sys.executable, "run_oracle.py", vllm))
+    if peers_python is not None:
+        jobs += [
+            (peer, peers_python, "run_peers.py", ["--framework", peer, "--round", round_name])
+            for peer in PEERS
+        ]
+    server = FakeServer().start() if round_name == "http" else None
+    try:
+        for name, python, script, args in jobs:
+            extra = ["--base-url", server.base_url] if server is not None else []
+            print(f"  {round_name}: {name} ...", file=log, flush=True)
+            started = time.perf_counter()
+            if server is not None:
+                server.requests.clear()
+            try:
+                got = run_worker(python, script, [*args, *common, *extra])
+                if server is not None:
+                    _check_requests(name, server, sizes, runs)
+            except (WorkerFailed, AssertionError, subprocess.TimeoutExpired) as error:
+                errors.append(f"{name} ({round_name}): {error}")
+                rows += [failed_row(name, round_name, n, str(error)[:200]) for n in sizes]
+                continue
+            finally:
+                if server is not None:
+                    server.requests.clear()
+            rows += got
+            print(f"    done in {time.perf_counter() - started:.1f} s", file=log, flush=True)
+    finally:
+        if server is not None:
+            server.stop()
+    return rows, errors
+
+
+def _check_requests(name: str, server: FakeServer, sizes: list[int], runs: int) -> None:
+    """Over HTTP, every run must have made exactly n + 1 model calls (one warm-up run each)."""
+    expected = sum((runs + 1) * (n + 1) for n in sizes)
+    if len(server.requests) != expected:
+        raise AssertionError(
+            f"{name}: the fake server got {len(server.requests)} requests, expected {expected}"
+        )
+
+
+def add_ratios(rows: list[dict[str, Any]]) -> None:
+    """Each row's figure against Oracle's at the same round and n (above 1: slower than Oracle)."""
+    oracle = {
+        (r["round"], r["n"]): r for r in rows if r["framework"] == "oracle" and "error" not in r
+    }
+    for row in rows:
+        base = oracle.get((row["round"], row["n"]))
+        if "error" in row or base is None:
+            row["ratio_to_oracle"] = None
+            continue
+        key = "overhead_ms" if row["round"] == "inproc" else "wall_ms"
+        row["ratio_to_oracle"] = row[key] / base[key] if base[key] else None
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def markdown(rows: list[dict[str, Any]], runs: int) -> str:
+    """Two tables: in-process overhead per step, and wall time per step over HTTP."""
+    out: list[str] = []
+    titles = {
+        "inproc": "In-process scripted model: overhead per step, ms",
+        "http": "Same local fake server over HTTP: wall time per step, ms",
+    }
+    for round_name in ("inproc", "http"):
+        these = [r for r in rows if r["round"] == round_name]
+        if not these:
+            continue
+        key = "overhead" if round_name == "inproc" else "wall"
+        out.append(f"### {titles[round_name]} (median of {runs} runs [min-max])\n")
+        sizes = sorted({r["n"] for r in these})
+        out.append("| framework | version | " + " | ".join(f"n = {n}" for n in sizes) + " |")
+        out.append("|---|---|" + "---|" * len(sizes))
+        names = list(dict.fromkeys(r["framework"] for r in these))
+        for name in names:
+            cells = []
+            version = ""
+            for n in sizes:
+                row = next((r for r in these if r["framework"] == name and r["n"] == n), None)
+                if row is None:
+                    cells.append("")
+                elif "error" in row:
+                    cells.append("failed")
+                else:
+                    version = row["version"]
+                    ratio = row.get("ratio_to_oracle")
+                    shown = f" (x{ratio:.1f})" if ratio is not None and name != "oracle" else ""
+                    cells.append(
+                        f"**{_ms(row[f'{key}_ms'])}**{shown} "
+                        f"[{_ms(row[f'{key}_min_ms'])}-{_ms(row[f'{key}_max_ms'])}]"
+                    )
+            out.append(f"| {name} | {version} | " + " | ".join(cells) + " |")
+        out.append("")
+        out.append("(xr) = the peer's median over Oracle's at the same n; above 1 is slower.\n")
+    return "\n".join(out)
+
+
+def standing(rows: list[dict[str, Any]]) -> str:
+    """One line per round and n: where Oracle stands against each peer."""
+    lines = []
+    for row in rows:
+        if row["framework"] in PEERS and row.get("ratio_to_oracle") is not None:
+            ratio = row["ratio_to_oracle"]
+            verdict = f"{ratio:.1f}x Oracle's" if ratio >= 1 else f"faster ({ratio:.2f}x Oracle's)"
+            lines.append(f"- {row['round']} n={row['n']}: {row['framework']} is {verdict}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10, 50, 200])
+    parser.add_argument("--runs", type=int, default=7, help="timed runs per n (after a warm-up)")
+    parser.add_argument(
+        "--rounds", nargs="+", choices=("inproc", "http"), default=["inproc", "http"]
+    )
+    parser.add_argument("--tiny", action="store_true", help="n = 3, 1 run: a smoke test")
+    parser.add_argument("--peers-python", type=Path, default=PEERS_PYTHON)
+    parser.add_argument("--no-peers", action="store_true", help="Oracle's rows only")
+    parser.add_argument("--json", type=Path, default=DEFAULT_JSON, help="where to write the JSON")
+    args = parser.parse_args(argv)
+    sizes, runs = ([3], 1) if args.tiny else (args.sizes, args.runs)
+    peers_python: Path | None = args.peers_python
+    if args.no_peers:
+        peers_python = None
+    elif peers_python is not None and not peers_python.exists():
+        print(
+            f"No peers: {peers_python} is missing (`make bench` creates it). Oracle's rows only.",
+            file=sys.stderr,
+        )
+        peers_python = None
+    info = machine()
+    print(
+        f"Machine: {info['cpu']}, {info['cores']} cores, Python {info['python']}", file=sys.stderr
+    )
+    rows: list[dict[str, Any]] = []
+    errors: list[str] = []
+    started = time.perf_counter()
+    for round_name in args.rounds:
+        got, failed = run_round(round_name, sizes, runs, peers_python, sys.stderr)
+        rows += got
+        errors += failed
+    add_ratios(rows)
+    result = {
+        "machine": info,
+        "sizes": sizes,
+        "runs": runs,
+        "seconds": round(time.perf_counter() - started, 1),
+        "peers": peers_python is not None,
+        "rows": rows,
+        "errors": errors,
+    }
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(result, indent=2))
+    print(markdown(rows, runs))
+    print(standing(rows))
+    print(f"\nJSON: {args.json} ({result['seconds']} s)")
+    for error in errors:
+        print(f"\nFAILED: {error}", file=sys.stderr)
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

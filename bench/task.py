@@ -1,0 +1,149 @@
+"""The benchmark task every framework runs, and the bookkeeping they share.
+
+The task: a model that asks for one no-op tool call per step (with new
+arguments each step) for `n` steps, then answers `FINAL_ANSWER`. Standard
+library only, so both the project's venv and `.venv-bench` can import it.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+import urllib.request
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+TOOL_NAME = "noop"
+FINAL_ANSWER = "All steps done."
+QUESTION = "Run the benchmark."
+SYSTEM_PROMPT = "You are a benchmark agent. Call the tool when asked."
+# Small fixed usage per call, so no token budget or warning enters the picture.
+USAGE = {"prompt_tokens": 50, "completion_tokens": 10}
+
+
+def step_arguments(step: int) -> dict[str, int]:
+    """Arguments of the tool call at `step` (new each step, so no framework sees a loop)."""
+    return {"step": step}
+
+
+def server_script(n: int, *, final_tool: str | None = None) -> list[dict[str, Any]]:
+    """The fake server's responses for one run: n tool calls, then the answer.
+
+    `final_tool` gives the answer as a call of that tool, for frameworks that
+    answer that way (smolagents' `final_answer`).
+    """
+    responses: list[dict[str, Any]] = [
+        {
+            "tool_calls": [
+                {"id": f"call_{step}", "name": TOOL_NAME, "arguments": step_arguments(step)}
+            ],
+            "usage": dict(USAGE),
+        }
+        for step in range(n)
+    ]
+    if final_tool is None:
+        responses.append({"text": FINAL_ANSWER, "usage": dict(USAGE)})
+    else:
+        call = {"id": f"call_{n}", "name": final_tool, "arguments": {"answer": FINAL_ANSWER}}
+        responses.append({"tool_calls": [call], "usage": dict(USAGE)})
+    return responses
+
+
+def load_script(base_url: str, n: int, *, final_tool: str | None = None) -> None:
+    """Give the fake server the script of one run (outside the timed part)."""
+    root = base_url.removesuffix("/v1")
+    body = json.dumps({"responses": server_script(n, final_tool=final_tool)}).encode()
+    request = urllib.request.Request(
+        f"{root}/_control/script", data=body, headers={"Content-Type": "application/json"}
+    )
+    with urllib.request.urlopen(request, timeout=10) as response:
+        response.read()
+
+
+@dataclass
+class Meter:
+    """Time spent inside the scripted model and the tool, and what they were asked."""
+
+    model_seconds: float = 0.0
+    tool_seconds: float = 0.0
+    model_calls: int = 0
+    tool_calls: int = 0
+    steps_seen: list[int] = field(default_factory=list)
+
+    def tool(self, step: int) -> str:
+        """The no-op tool's body: note the call and return at once."""
+        started = time.perf_counter()
+        self.tool_calls += 1
+        self.steps_seen.append(step)
+        result = "ok"
+        self.tool_seconds += time.perf_counter() - started
+        return result
+
+
+@dataclass
+class Sample:
+    """One timed run."""
+
+    wall: float
+    inside: float  # seconds in the scripted model and the tool (0 over HTTP)
+
+
+def check_run(name: str, n: int, meter: Meter, answer: str, *, model_calls: int | None) -> None:
+    """Fail loudly unless the run really made n tool calls and gave the final answer."""
+    if meter.tool_calls != n or meter.steps_seen != list(range(n)):
+        raise AssertionError(f"{name}: {meter.tool_calls} tool calls, expected {n} in order")
+    if model_calls is not None and meter.model_calls != model_calls:
+        raise AssertionError(f"{name}: {meter.model_calls} model calls, expected {model_calls}")
+    if FINAL_ANSWER not in (answer or ""):
+        raise AssertionError(f"{name}: final answer {answer!r}, expected {FINAL_ANSWER!r}")
+
+
+@dataclass
+class Row:
+    """Figures of one framework at one n in one round; times in ms per step."""
+
+    framework: str
+    version: str
+    round: str
+    n: int
+    runs: int
+    wall_ms: float
+    wall_min_ms: float
+    wall_max_ms: float
+    overhead_ms: float | None
+    overhead_min_ms: float | None
+    overhead_max_ms: float | None
+    note: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def summarise(
+    framework: str,
+    version: str,
+    round_name: str,
+    n: int,
+    samples: list[Sample],
+    *,
+    with_overhead: bool,
+    note: str = "",
+) -> Row:
+    """Median, min and max per step of the samples."""
+    walls = [s.wall / n * 1000 for s in samples]
+    overheads = [(s.wall - s.inside) / n * 1000 for s in samples]
+    return Row(
+        framework=framework,
+        version=version,
+        round=round_name,
+        n=n,
+        runs=len(samples),
+        wall_ms=statistics.median(walls),
+        wall_min_ms=min(walls),
+        wall_max_ms=max(walls),
+        overhead_ms=statistics.median(overheads) if with_overhead else None,
+        overhead_min_ms=min(overheads) if with_overhead else None,
+        overhead_max_ms=max(overheads) if with_overhead else None,
+        note=note,
+    )
