@@ -29,6 +29,7 @@ from agents.offline_model import OFFLINE_MODEL_NAME, OfflineModel
 from agents.state import AgentState
 from agents.state import RunStatus as EngineStatus
 from agents.tree import create_tree
+from chat import services
 from chat.models import Message, Role, Run, RunStatus
 from chat.recorder import DatabaseThread, RunRecorder, cancel_key
 
@@ -67,11 +68,11 @@ async def _execute(run_id: str) -> None:
             heartbeat_interval=min(5.0, settings.ORACLE_RUN_HEARTBEAT_TIMEOUT / 6),
         )
         await recorder.start()
-        cancel_client = aioredis.Redis.from_url(settings.REDIS_URL)
+        redis = aioredis.Redis.from_url(settings.REDIS_URL)
 
         async def cancelled() -> bool:
             try:
-                return bool(await cancel_client.exists(cancel_key(run_id)))
+                return bool(await redis.exists(cancel_key(run_id)))
             except aioredis.RedisError:
                 return False
 
@@ -79,27 +80,19 @@ async def _execute(run_id: str) -> None:
             result = await _drive(job, recorder, CancelToken(check=cancelled, poll_interval=0.2))
         except Exception:
             logger.exception("run %s failed inside the engine", run_id)
-            await recorder.close(status=RunStatus.FINISHED, reason="interrupted",
-                                 failure_class="transient_infra", finished_at=timezone.now(),
-                                 pending_action="")  # fmt: skip
+            await recorder.close()  # keep what was produced, then explain the ending
+            await database(services.run_interrupt, run_id=run_id, notice=services.FAILED_NOTICE)
             raise
+        else:
+            await recorder.close(**_outcome(result))
+            await redis.delete(cancel_key(run_id))
         finally:
-            await cancel_client.aclose()
-        await recorder.close(**_outcome(result))
-        await cancel_client_delete(run_id)
+            await redis.aclose()
     finally:
         await database.close()
         close_pools = getattr(layer, "close_pools", None)
         if close_pools is not None:
             await close_pools()
-
-
-async def cancel_client_delete(run_id: str) -> None:
-    client = aioredis.Redis.from_url(settings.REDIS_URL)
-    try:
-        await client.delete(cancel_key(run_id))
-    finally:
-        await client.aclose()
 
 
 async def _drive(job: Job, recorder: RunRecorder, cancel: CancelToken) -> RunResult:

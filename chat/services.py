@@ -201,29 +201,40 @@ INTERRUPTED_NOTICE = (
     "The worker running this answer was lost. What it produced is kept above; "
     "press Resume to pick the run up where it stopped."
 )
+FAILED_NOTICE = (
+    "Something went wrong inside Oracle while it worked on this answer (the error is in "
+    "the worker's log). What it produced is kept above; press Resume to try again."
+)
 
 
 def runs_mark_interrupted() -> list[Run]:
     """Runs whose worker stopped writing (no heartbeat) become `interrupted`, resumable."""
     cutoff = timezone.now() - timedelta(seconds=settings.ORACLE_RUN_HEARTBEAT_TIMEOUT)
-    marked = []
-    for run_id in Run.objects.filter(status=RunStatus.RUNNING, heartbeat_at__lt=cutoff).values_list(
-        "pk", flat=True
-    ):
-        with transaction.atomic():
-            if not Run.objects.filter(
-                pk=run_id, status=RunStatus.RUNNING, heartbeat_at__lt=cutoff
-            ).update(status=RunStatus.FINISHED, reason="interrupted",
-                     failure_class="transient_infra", finished_at=timezone.now()):  # fmt: skip
-                continue  # its worker wrote meanwhile, or another sweeper got it
-            run = Run.objects.select_related("conversation").get(pk=run_id)
-            events = _write_interruption(run)
-        _publish(run, events)
-        marked.append(run)
-    return marked
+    stale = Run.objects.filter(status=RunStatus.RUNNING, heartbeat_at__lt=cutoff)
+    return [run for run_id in stale.values_list("pk", flat=True) if (run := run_interrupt(
+        run_id=run_id, still_stale_before=cutoff, notice=INTERRUPTED_NOTICE
+    ))]  # fmt: skip
 
 
-def _write_interruption(run: Run) -> list[dict[str, object]]:
+def run_interrupt(*, run_id: object, notice: str, still_stale_before: object = None) -> Run | None:
+    """End a running run as `interrupted` (resumable): its partial answer explained, a
+    System message with Resume, and the events sent to whoever watches. None when the
+    run was no longer running (or, with `still_stale_before`, had a fresh heartbeat)."""
+    running = Run.objects.filter(pk=run_id, status=RunStatus.RUNNING)
+    if still_stale_before is not None:
+        running = running.filter(heartbeat_at__lt=still_stale_before)
+    with transaction.atomic():
+        if not running.update(status=RunStatus.FINISHED, reason="interrupted",
+                              failure_class="transient_infra", finished_at=timezone.now(),
+                              pending_action=""):  # fmt: skip
+            return None  # its worker wrote meanwhile, or another sweeper got it
+        run = Run.objects.select_related("conversation").get(pk=run_id)
+        events = _write_interruption(run, notice)
+    _publish(run, events)
+    return run
+
+
+def _write_interruption(run: Run, notice: str) -> list[dict[str, object]]:
     from agents.state import TerminationReason
     from agents.wording import final_message
 
@@ -241,7 +252,7 @@ def _write_interruption(run: Run) -> list[dict[str, object]]:
     partial.save()
     Message.objects.create(
         conversation=conversation, run=run, seq=_next_seq(conversation), role=Role.SYSTEM,
-        content=INTERRUPTED_NOTICE,
+        content=notice,
         metadata={"severity": "error", "reason": "interrupted", "metric": None},
     )  # fmt: skip
     seq = run.last_event_seq
@@ -249,7 +260,7 @@ def _write_interruption(run: Run) -> list[dict[str, object]]:
         {"type": "assistant.message", "seq": seq + 1, "text": text, "tool_calls": [],
          "final": True},
         {"type": "system.notice", "seq": seq + 2, "severity": "error", "metric": None,
-         "value": None, "limit": None, "text": INTERRUPTED_NOTICE, "reason": "interrupted"},
+         "value": None, "limit": None, "text": notice, "reason": "interrupted"},
         {"type": "run.finished", "seq": seq + 3, "reason": "interrupted",
          "failure_class": "transient_infra", "iterations": run.iterations,
          "tool_calls": run.tool_calls, "tokens": run.tokens, "cost_usd": run.cost_usd,

@@ -1,0 +1,67 @@
+"""A run that cannot go on (its worker died, or Oracle failed inside) ends `interrupted`:
+what it wrote is kept and explained, and Resume picks it up again."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth.models import User
+from django.utils import timezone
+
+from chat.models import Message, Role, Run, RunEvent, RunStatus
+from chat.services import (
+    FAILED_NOTICE,
+    conversation_create,
+    run_continue,
+    run_interrupt,
+    runs_mark_interrupted,
+)
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def running_run(owner: User, *, heartbeat_age: float) -> Run:
+    conversation = conversation_create(owner=owner)
+    question = Message.objects.create(conversation=conversation, seq=1, role=Role.USER, content="Q")
+    run = Run.objects.create(
+        conversation=conversation, status=RunStatus.RUNNING, user_message=question,
+        heartbeat_at=timezone.now() - timedelta(seconds=heartbeat_age), last_event_seq=4,
+        state={"run_id": "x"},
+    )  # fmt: skip
+    Message.objects.create(conversation=conversation, run=run, seq=2, role=Role.ASSISTANT,
+                           content="Half an answer", metadata={"final": False})  # fmt: skip
+    conversation.last_message_seq = 2
+    conversation.save()
+    return run
+
+
+def test_a_failure_inside_keeps_the_partial_answer_and_offers_resume(alice: User) -> None:
+    run = running_run(alice, heartbeat_age=0)
+
+    assert run_interrupt(run_id=run.pk, notice=FAILED_NOTICE) is not None
+
+    run.refresh_from_db()
+    assert (run.status, run.reason, run.failure_class) == ("finished", "interrupted",
+                                                            "transient_infra")  # fmt: skip
+    answer = run.messages.get(role=Role.ASSISTANT)
+    assert answer.content.startswith("Stopped: the run was interrupted.")
+    assert "Half an answer" in answer.content
+    assert answer.termination_reason == "interrupted"
+    assert run.messages.get(role=Role.SYSTEM).content == FAILED_NOTICE
+    events = list(RunEvent.objects.filter(run=run).values_list("seq", "type"))
+    assert events == [(5, "assistant.message"), (6, "system.notice"), (7, "run.finished")]
+
+    resumed = run_continue(run=run)
+    assert (resumed.status, resumed.pending_action) == ("queued", "resume")
+
+
+def test_only_runs_without_a_fresh_heartbeat_are_swept(alice: User, settings) -> None:
+    settings.ORACLE_RUN_HEARTBEAT_TIMEOUT = 30
+    lost = running_run(alice, heartbeat_age=31)
+    alive = running_run(alice, heartbeat_age=5)
+
+    assert [run.pk for run in runs_mark_interrupted()] == [lost.pk]
+    alive.refresh_from_db()
+    assert alive.status == RunStatus.RUNNING
+    assert runs_mark_interrupted() == []  # once only
