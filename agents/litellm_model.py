@@ -58,6 +58,7 @@ class LiteLLMModel:
         self.api_key = api_key or None
         self.request_timeout = request_timeout
         self.input_price, self.output_price = model_prices(model)
+        self.route = _route(model, self.api_base)
 
     @property
     def name(self) -> str:
@@ -80,7 +81,7 @@ class LiteLLMModel:
 
     async def stream(self, request: ModelRequest) -> AsyncGenerator[StreamPart, None]:
         kwargs: dict[str, Any] = {
-            "model": self.model,
+            "model": self.route,
             "messages": list(request.messages),
             "stream": True,
             "stream_options": {"include_usage": True},
@@ -109,6 +110,21 @@ class LiteLLMModel:
         finally:
             # Closing the wrapper closes the HTTP stream to the provider.
             await response.aclose()
+
+
+def _route(model: str, api_base: str | None) -> str:
+    """The LiteLLM model string a call goes out with (prices stay those of `model`).
+
+    An `openai/` model on a server of the operator's own (`api_base` set: vLLM,
+    Ollama, a gateway) speaks the same protocol, and LiteLLM's `hosted_vllm/`
+    route sends it with LiteLLM's own HTTP client instead of the openai SDK, whose
+    request building walks the whole history on every call (bench/README.md: about
+    3x less time per step at 50 and 200 steps). OpenAI itself keeps the SDK route.
+    """
+    provider, _, name = model.partition("/")
+    if provider == "openai" and name and api_base:
+        return f"hosted_vllm/{name}"
+    return model
 
 
 async def _parts(response: Any) -> AsyncGenerator[StreamPart, None]:

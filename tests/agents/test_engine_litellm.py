@@ -155,3 +155,16 @@ async def test_the_time_limit_stops_a_slow_stream_and_hangs_up(server):
     assert result.reason.value == "timeout"
     assert "Still going" in result.final_text
     assert await asyncio.to_thread(server.wait_for_disconnect, 2.0)
+
+
+def test_an_openai_compatible_server_of_ones_own_takes_litellms_own_http_route():
+    from agents.litellm_model import LiteLLMModel
+
+    own = LiteLLMModel("openai/llama3", api_base="http://127.0.0.1:11434/v1")
+    openai = LiteLLMModel("openai/gpt-4o-mini")
+    other = LiteLLMModel("anthropic/claude-sonnet-4-5", api_base="http://proxy.local")
+
+    assert own.route == "hosted_vllm/llama3"
+    assert own.name == "openai/llama3"  # what the user chose, and what prices it
+    assert openai.route == "openai/gpt-4o-mini"
+    assert other.route == "anthropic/claude-sonnet-4-5"
