@@ -54,9 +54,10 @@ def user_message(content: str) -> SafeString:
 
 
 def assistant_message(
-    element_id: str, content: str, reason: str = "", *, final: bool
+    element_id: str, content: str, reason: str = "", *, final: bool, streamed: str = ""
 ) -> SafeString:
-    body = render_markdown(content) if final or content else ""
+    """An answer: `content` rendered as Markdown, or, while it streams, `streamed` as text."""
+    body = render_markdown(content) if final or content else escape(streamed)
     return format_html(
         '<article class="msg msg-assistant" id="{}"><div class="msg-body" id="{}-text">{}</div>'
         '<div class="msg-foot" id="{}-foot">{}</div></article>',
@@ -179,7 +180,9 @@ def oob(target: str, strategy: str, html: str) -> str:
     return f'<div hx-swap-oob="{strategy}:{target}">{html}</div>'
 
 
-def gauges(counters: dict[str, Any], limits: dict[str, Any], *, status: str) -> SafeString:
+def gauges(
+    counters: dict[str, Any], limits: dict[str, Any], *, status: str, swap_oob: bool = False
+) -> SafeString:
     rows = []
     for key, label, limit_key in (
         ("iterations", "Iterations", "max_iterations"),
@@ -205,8 +208,9 @@ def gauges(counters: dict[str, Any], limits: dict[str, Any], *, status: str) -> 
             )
         )
     return format_html(
-        '<div id="gauges" class="gauges" aria-label="Run counters" data-status="{}">'
+        '<div id="gauges" class="gauges"{} aria-label="Run counters" data-status="{}">'
         '<span class="run-status">{}</span>{}</div>',
+        mark_safe(' hx-swap-oob="outerHTML"' if swap_oob else ""),
         status,
         status,
         format_html_join("", "{}", ((row,) for row in rows)),
@@ -257,9 +261,7 @@ class RunView:
         }
 
     def gauges(self) -> str:
-        return gauges(self.counters, self.limits, status=self.status).replace(
-            'id="gauges"', 'id="gauges" hx-swap-oob="outerHTML"', 1
-        )
+        return gauges(self.counters, self.limits, status=self.status, swap_oob=True)
 
     def _append(self, html: str) -> str:
         return oob(f"#{self.section}", "beforeend", html)
@@ -280,12 +282,11 @@ class RunView:
         return cleared + self._append(note)
 
     def _assistant_delta(self, event: dict[str, Any]) -> str:
-        text = escape(event.get("text", ""))
+        text = str(event.get("text", ""))
         if self.bubble is None:
             self.bubble = f"{self.section}-a{event['seq']}"
-            bubble = assistant_message(self.bubble, "", final=False)
-            return self._append(bubble.replace('-text">', f'-text">{text}', 1))
-        return oob(f"#{self.bubble}-text", "beforeend", text)
+            return self._append(assistant_message(self.bubble, "", final=False, streamed=text))
+        return oob(f"#{self.bubble}-text", "beforeend", escape(text))
 
     def _assistant_message(self, event: dict[str, Any]) -> str:
         text = str(event.get("text") or "")

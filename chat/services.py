@@ -164,7 +164,7 @@ def run_cancel(*, run: Run) -> Run:
 def _requeue(run: Run, action: str, allowed: dict[str, object]) -> Run:
     with transaction.atomic():
         locked = Run.objects.select_for_update().get(pk=run.pk)
-        if not locked.conversation.runs.filter(created_at__gt=locked.created_at).count() == 0:
+        if locked.conversation.runs.filter(created_at__gt=locked.created_at).exists():
             raise RunConflict("Only the latest run of a conversation can be continued.")
         if not all(
             getattr(locked, field) in values  # type: ignore[operator]
