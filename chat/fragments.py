@@ -279,7 +279,7 @@ class RunView:
         note = format_html(
             '<p class="round-divider">Continuing (round {})…</p>', event.get("round", "")
         )
-        return cleared + self._append(note)
+        return cleared + self._append(note) + stop_controls(self.run_id, swap_oob=True)
 
     def _assistant_delta(self, event: dict[str, Any]) -> str:
         text = str(event.get("text", ""))

@@ -1,0 +1,29 @@
+"""The live view of a run: the Stop button is there exactly while the run works."""
+
+from __future__ import annotations
+
+from chat.fragments import RunView
+
+STOP = 'class="stop" hx-post="/api/runs/r1/cancel/"'
+
+
+def render(view: RunView, *events: dict[str, object]) -> str:
+    return "".join(view.render(event) for event in events)
+
+
+def test_stop_shows_while_running_goes_at_the_end_and_comes_back_on_continue() -> None:
+    view = RunView("r1")
+
+    started = render(view, {"type": "run.started", "seq": 1, "config": {}})
+    ended = render(
+        view,
+        {"type": "system.notice", "seq": 2, "severity": "warning", "text": "Limit.",
+         "reason": "max_iterations"},
+        {"type": "run.finished", "seq": 3, "reason": "max_iterations"},
+    )  # fmt: skip
+    continued = render(view, {"type": "run.resumed", "seq": 4, "round": 2})
+
+    assert STOP in started
+    assert STOP not in ended and 'hx-post="/api/runs/r1/continue/"' in ended
+    assert STOP in continued
+    assert 'hx-swap-oob="innerHTML:#run-r1-s2-actions"></div>' in continued  # old Continue gone
