@@ -97,7 +97,7 @@ async def _execute(run_id: str) -> None:
 
 async def _drive(job: Job, recorder: RunRecorder, cancel: CancelToken) -> RunResult:
     deps = RunDeps(
-        model=model_for(job.config.model or settings.ORACLE_MODEL),
+        model=model_for(model_name(job.config)),
         tree=create_tree(job.run.conversation.skill, job.config, job.operator),
         tools=builtin_tools(),
     )
@@ -114,6 +114,11 @@ async def _drive(job: Job, recorder: RunRecorder, cancel: CancelToken) -> RunRes
     if job.action == "stop":
         return await stop_paused_run(job.state, deps, on_event=recorder)
     raise ValueError(f"unknown run action {job.action!r}")
+
+
+def model_name(config: AgentConfig) -> str:
+    """The model a run uses: the user's choice, else the server's ("" = offline)."""
+    return config.model or settings.ORACLE_MODEL
 
 
 def model_for(name: str) -> Model:

@@ -18,10 +18,9 @@ from chat.models import Conversation, Message, Role, Run, RunStatus
 
 
 def _model_label(user: Any) -> tuple[str, bool]:
-    from chat.runner import user_config
+    from chat.runner import model_name, user_config
 
-    config, _ = user_config(user)
-    name = config.model or settings.ORACLE_MODEL
+    name = model_name(user_config(user)[0])
     return (name or "Offline model (built in)"), not name
 
 

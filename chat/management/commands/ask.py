@@ -10,7 +10,6 @@ import sys
 from argparse import ArgumentParser
 from typing import Any
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.db import DatabaseError
@@ -22,7 +21,7 @@ from agents.events import Event
 from agents.loop import RunDeps, start_run, stop_paused_run
 from agents.state import RunStatus, TerminationReason
 from agents.tree import UnknownTreeError, create_tree
-from chat.runner import model_for, user_config
+from chat.runner import model_for, model_name, user_config
 
 # Flag -> AgentConfig field; every value is validated by AgentConfig's one declaration.
 FLAGS = {
@@ -79,7 +78,7 @@ class Command(BaseCommand):
             tree = create_tree(options["skill"], config, operator)
         except UnknownTreeError as error:
             raise CommandError(f"--skill: {error}", returncode=USAGE_ERROR) from None
-        model = model_for(options["model"] or config.model or settings.ORACLE_MODEL)
+        model = model_for(options["model"] or model_name(config))
         deps = RunDeps(model=model, tree=tree, tools=builtin_tools())
         printer = JsonPrinter(self.stdout) if options["json"] else TranscriptPrinter(self.stdout)
         # Only events go to stdout; anything else printed during the run goes to stderr.
