@@ -13,7 +13,9 @@ a bare litellm.acompletion loop (LiteLLM's own cost, without Oracle's engine).
 
 Every framework runs in a fresh process: Oracle in this venv, the peers in
 `.venv-bench` (openai-agents installs a package named `agents`, like Oracle's
-engine). Each run is checked: n tool calls in order, n + 1 model calls (counted
+engine). The frameworks take turns: each pass runs all of them in a rotated
+order, and the samples of all passes are pooled, so a machine that slows down
+for a while (other load, a noisy neighbour) does not fall on one framework. Each run is checked: n tool calls in order, n + 1 model calls (counted
 by the fake server over HTTP) and the final answer, so a misconfigured peer
 fails instead of looking fast. Prints Markdown tables; writes JSON.
 """
@@ -34,6 +36,10 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 sys.path.insert(0, str(ROOT))
+
+sys.path.insert(0, str(BENCH))
+
+import task  # noqa: E402
 
 from agents.testing.fake_server import FakeServer  # noqa: E402
 
@@ -86,9 +92,19 @@ def failed_row(framework: str, round_name: str, n: int, error: str) -> dict[str,
 
 
 def run_round(
-    round_name: str, sizes: list[int], runs: int, peers_python: Path | None, log: Any
+    round_name: str,
+    sizes: list[int],
+    runs: int,
+    peers_python: Path | None,
+    log: Any,
+    *,
+    rotate: int = 0,
 ) -> tuple[list[dict[str, Any]], list[str]]:
-    """All frameworks through one round; returns rows and errors."""
+    """All frameworks through one round; returns rows and errors.
+
+    `rotate` starts the list of frameworks that many places further on, so that
+    over several passes none is always the one run first (or last).
+    """
     rows: list[dict[str, Any]] = []
     errors: list[str] = []
     common = ["--n", *map(str, sizes), "--runs", str(runs)]
@@ -97,16 +113,17 @@ def run_round(
         jobs.append(
             ("bare httpx loop (floor)", sys.executable, "run_oracle.py", ["--round", "floor"])
         )
-        jobs.append(("bare litellm loop", sys.executable, "run_oracle.py", ["--round", "litellm"]))
+        # LiteLLM alone on the route Oracle takes to a server of one's own, read to the end.
+        litellm_args = ["--round", "litellm", "--model", "hosted_vllm/fake-model"]
+        jobs.append(("bare litellm loop", sys.executable, "run_oracle.py", litellm_args))
     jobs.append(("oracle", sys.executable, "run_oracle.py", ["--round", round_name]))
-    if round_name == "http":
-        vllm = ["--round", "http", "--model", "hosted_vllm/fake-model"]
-        jobs.append(("oracle via hosted_vllm/", sys.executable, "run_oracle.py", vllm))
     if peers_python is not None:
         jobs += [
             (peer, peers_python, "run_peers.py", ["--framework", peer, "--round", round_name])
             for peer in PEERS
         ]
+    shift = rotate % len(jobs)
+    jobs = jobs[shift:] + jobs[:shift]
     server = FakeServer().start() if round_name == "http" else None
     try:
         for name, python, script, args in jobs:
@@ -161,7 +178,7 @@ def _ms(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
-def markdown(rows: list[dict[str, Any]], runs: int) -> str:
+def markdown(rows: list[dict[str, Any]], runs: int, passes: int = 1) -> str:
     """Two tables: in-process overhead per step, and wall time per step over HTTP."""
     out: list[str] = []
     titles = {
@@ -173,7 +190,8 @@ def markdown(rows: list[dict[str, Any]], runs: int) -> str:
         if not these:
             continue
         key = "overhead" if round_name == "inproc" else "wall"
-        out.append(f"### {titles[round_name]} (median of {runs} runs [min-max])\n")
+        taken = f"{runs} runs in {passes} passes" if passes > 1 else f"{runs} runs"
+        out.append(f"### {titles[round_name]} (median of {taken} [min-max])\n")
         sizes = sorted({r["n"] for r in these})
         out.append("| framework | version | " + " | ".join(f"n = {n}" for n in sizes) + " |")
         out.append("|---|---|" + "---|" * len(sizes))
@@ -215,16 +233,28 @@ def standing(rows: list[dict[str, Any]]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10, 50, 200])
-    parser.add_argument("--runs", type=int, default=7, help="timed runs per n (after a warm-up)")
+    parser.add_argument(
+        "--runs", type=int, default=2, help="timed runs per n in each pass (after a warm-up)"
+    )
+    parser.add_argument(
+        "--passes",
+        type=int,
+        default=3,
+        help="times every framework is run in turn; their samples are pooled",
+    )
     parser.add_argument(
         "--rounds", nargs="+", choices=("inproc", "http"), default=["inproc", "http"]
     )
-    parser.add_argument("--tiny", action="store_true", help="n = 3, 1 run: a smoke test")
+    parser.add_argument(
+        "--tiny", action="store_true", help="n = 3, 1 run in each of 2 passes: a smoke test"
+    )
     parser.add_argument("--peers-python", type=Path, default=PEERS_PYTHON)
     parser.add_argument("--no-peers", action="store_true", help="Oracle's rows only")
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON, help="where to write the JSON")
     args = parser.parse_args(argv)
-    sizes, runs = ([3], 1) if args.tiny else (args.sizes, args.runs)
+    sizes, runs, passes = ([3], 1, 2) if args.tiny else (args.sizes, args.runs, args.passes)
+    if runs < 1 or passes < 1 or min(sizes) < 1:
+        parser.error("--runs, --passes and --sizes must be at least 1")
     peers_python: Path | None = args.peers_python
     if args.no_peers:
         peers_python = None
@@ -241,15 +271,21 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[dict[str, Any]] = []
     errors: list[str] = []
     started = time.perf_counter()
-    for round_name in args.rounds:
-        got, failed = run_round(round_name, sizes, runs, peers_python, sys.stderr)
-        rows += got
-        errors += failed
+    for number in range(passes):
+        print(f"pass {number + 1} of {passes}", file=sys.stderr, flush=True)
+        for round_name in args.rounds:
+            got, failed = run_round(
+                round_name, sizes, runs, peers_python, sys.stderr, rotate=number
+            )
+            rows += got
+            errors += failed
+    rows = task.pool(rows)
     add_ratios(rows)
     result = {
         "machine": info,
         "sizes": sizes,
-        "runs": runs,
+        "runs": runs * passes,
+        "passes": passes,
         "seconds": round(time.perf_counter() - started, 1),
         "peers": peers_python is not None,
         "rows": rows,
@@ -257,7 +293,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(result, indent=2))
-    print(markdown(rows, runs))
+    print(markdown(rows, runs * passes, passes))
     print(standing(rows))
     print(f"\nJSON: {args.json} ({result['seconds']} s)")
     for error in errors:

@@ -115,6 +115,8 @@ class Row:
     overhead_min_ms: float | None
     overhead_max_ms: float | None
     note: str = ""
+    wall_samples_ms: list[float] = field(default_factory=list)
+    overhead_samples_ms: list[float] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -132,18 +134,57 @@ def summarise(
 ) -> Row:
     """Median, min and max per step of the samples."""
     walls = [s.wall / n * 1000 for s in samples]
-    overheads = [(s.wall - s.inside) / n * 1000 for s in samples]
+    overheads = [(s.wall - s.inside) / n * 1000 for s in samples] if with_overhead else None
+    return _row(framework, version, round_name, n, walls, overheads, note)
+
+
+def _row(
+    framework: str,
+    version: str,
+    round_name: str,
+    n: int,
+    walls: list[float],
+    overheads: list[float] | None,
+    note: str,
+) -> Row:
     return Row(
         framework=framework,
         version=version,
         round=round_name,
         n=n,
-        runs=len(samples),
+        runs=len(walls),
         wall_ms=statistics.median(walls),
         wall_min_ms=min(walls),
         wall_max_ms=max(walls),
-        overhead_ms=statistics.median(overheads) if with_overhead else None,
-        overhead_min_ms=min(overheads) if with_overhead else None,
-        overhead_max_ms=max(overheads) if with_overhead else None,
+        overhead_ms=statistics.median(overheads) if overheads else None,
+        overhead_min_ms=min(overheads) if overheads else None,
+        overhead_max_ms=max(overheads) if overheads else None,
         note=note,
+        wall_samples_ms=walls,
+        overhead_samples_ms=overheads,
     )
+
+
+def pool(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows of the same framework, round and n from several passes, as one row each.
+
+    The samples of every pass go together, and median, min and max are taken again
+    over all of them; the first pass's order of rows is kept.
+    """
+    groups: dict[tuple[str, str, int], list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault((row["framework"], row["round"], row["n"]), []).append(row)
+    pooled = []
+    for (framework, round_name, n), group in groups.items():
+        if any("error" in row for row in group):
+            pooled.append(next(row for row in group if "error" in row))
+            continue
+        walls = [ms for row in group for ms in row["wall_samples_ms"]]
+        with_overhead = group[0]["overhead_samples_ms"] is not None
+        overheads = (
+            [ms for row in group for ms in row["overhead_samples_ms"]] if with_overhead else None
+        )
+        first = group[0]
+        row = _row(framework, first["version"], round_name, n, walls, overheads, first["note"])
+        pooled.append(row.to_dict())
+    return pooled
