@@ -7,17 +7,20 @@ Round `inproc`: each framework with its own in-process scripted model; the
 figure is per-step overhead = (wall time - time inside the scripted model and
 the tool) / n. Round `http`: each framework talks to the same local
 OpenAI-compatible fake server (agents/testing/fake_server.py, served from this
-process) through its own client, Oracle through LiteLLM; the figure is wall
-time per step. Two reference rows go with it: a bare httpx loop (the floor) and
-a bare litellm.acompletion loop (LiteLLM's own cost, without Oracle's engine).
+process) through its own client, Oracle through LiteLLM; the figures are wall
+time per step and the CPU time per step of the framework's own process (which a
+busy machine moves far less). Two reference rows go with it: a bare httpx loop
+(the floor) and a bare litellm.acompletion loop (LiteLLM's own cost, without
+Oracle's engine).
 
 Every framework runs in a fresh process: Oracle in this venv, the peers in
 `.venv-bench` (openai-agents installs a package named `agents`, like Oracle's
 engine). The frameworks take turns: each pass runs all of them in a rotated
 order, and the samples of all passes are pooled, so a machine that slows down
-for a while (other load, a noisy neighbour) does not fall on one framework. Each run is checked: n tool calls in order, n + 1 model calls (counted
-by the fake server over HTTP) and the final answer, so a misconfigured peer
-fails instead of looking fast. Prints Markdown tables; writes JSON.
+for a while (other load, a noisy neighbour) does not fall on one framework.
+Each run is checked: n tool calls in order, n + 1 model calls (counted by the
+fake server over HTTP) and the final answer, so a misconfigured peer fails
+instead of looking fast. Prints Markdown tables; writes JSON.
 """
 
 from __future__ import annotations
@@ -160,18 +163,40 @@ def _check_requests(name: str, server: FakeServer, sizes: list[int], runs: int) 
         )
 
 
+TABLES = (
+    ("inproc", "overhead", "In-process scripted model: overhead per step, ms"),
+    ("http", "wall", "Same local fake server over HTTP: wall time per step, ms"),
+    (
+        "http",
+        "cpu",
+        "Same local fake server over HTTP: CPU time of the framework's process per step, ms",
+    ),
+)
+
+
+def _figures(row: dict[str, Any], key: str) -> tuple[float, float, float]:
+    """Median, min and max of one figure of a row."""
+    if key == "cpu":
+        samples = row["cpu_samples_ms"]
+        return row["cpu_ms"], min(samples), max(samples)
+    return row[f"{key}_ms"], row[f"{key}_min_ms"], row[f"{key}_max_ms"]
+
+
 def add_ratios(rows: list[dict[str, Any]]) -> None:
-    """Each row's figure against Oracle's at the same round and n (above 1: slower than Oracle)."""
+    """Each row's figures against Oracle's at the same round and n (above 1: slower than Oracle)."""
     oracle = {
         (r["round"], r["n"]): r for r in rows if r["framework"] == "oracle" and "error" not in r
     }
     for row in rows:
         base = oracle.get((row["round"], row["n"]))
-        if "error" in row or base is None:
-            row["ratio_to_oracle"] = None
-            continue
-        key = "overhead_ms" if row["round"] == "inproc" else "wall_ms"
-        row["ratio_to_oracle"] = row[key] / base[key] if base[key] else None
+        for round_name, key, _ in TABLES:
+            if round_name != row["round"]:
+                continue
+            name = "ratio_to_oracle" if key != "cpu" else "cpu_ratio_to_oracle"
+            if "error" in row or base is None or not _figures(base, key)[0]:
+                row[name] = None
+            else:
+                row[name] = _figures(row, key)[0] / _figures(base, key)[0]
 
 
 def _ms(value: float | None) -> str:
@@ -179,19 +204,15 @@ def _ms(value: float | None) -> str:
 
 
 def markdown(rows: list[dict[str, Any]], runs: int, passes: int = 1) -> str:
-    """Two tables: in-process overhead per step, and wall time per step over HTTP."""
+    """In-process overhead per step; over HTTP, wall time and CPU time per step."""
     out: list[str] = []
-    titles = {
-        "inproc": "In-process scripted model: overhead per step, ms",
-        "http": "Same local fake server over HTTP: wall time per step, ms",
-    }
-    for round_name in ("inproc", "http"):
+    taken = f"{runs} runs in {passes} passes" if passes > 1 else f"{runs} runs"
+    for round_name, key, title in TABLES:
         these = [r for r in rows if r["round"] == round_name]
         if not these:
             continue
-        key = "overhead" if round_name == "inproc" else "wall"
-        taken = f"{runs} runs in {passes} passes" if passes > 1 else f"{runs} runs"
-        out.append(f"### {titles[round_name]} (median of {taken} [min-max])\n")
+        ratio_key = "ratio_to_oracle" if key != "cpu" else "cpu_ratio_to_oracle"
+        out.append(f"### {title} (median of {taken} [min-max])\n")
         sizes = sorted({r["n"] for r in these})
         out.append("| framework | version | " + " | ".join(f"n = {n}" for n in sizes) + " |")
         out.append("|---|---|" + "---|" * len(sizes))
@@ -207,15 +228,13 @@ def markdown(rows: list[dict[str, Any]], runs: int, passes: int = 1) -> str:
                     cells.append("failed")
                 else:
                     version = row["version"]
-                    ratio = row.get("ratio_to_oracle")
-                    shown = f" (x{ratio:.1f})" if ratio is not None and name != "oracle" else ""
-                    cells.append(
-                        f"**{_ms(row[f'{key}_ms'])}**{shown} "
-                        f"[{_ms(row[f'{key}_min_ms'])}-{_ms(row[f'{key}_max_ms'])}]"
-                    )
+                    ratio = row.get(ratio_key)
+                    shown = f" (x{ratio:.2f})" if ratio is not None and name != "oracle" else ""
+                    median, low, high = _figures(row, key)
+                    cells.append(f"**{_ms(median)}**{shown} [{_ms(low)}-{_ms(high)}]")
             out.append(f"| {name} | {version} | " + " | ".join(cells) + " |")
         out.append("")
-        out.append("(xr) = the peer's median over Oracle's at the same n; above 1 is slower.\n")
+        out.append("(xr) = the row's median over Oracle's at the same n; above 1 is slower.\n")
     return "\n".join(out)
 
 
@@ -223,10 +242,14 @@ def standing(rows: list[dict[str, Any]]) -> str:
     """One line per round and n: where Oracle stands against each peer."""
     lines = []
     for row in rows:
-        if row["framework"] in PEERS and row.get("ratio_to_oracle") is not None:
-            ratio = row["ratio_to_oracle"]
-            verdict = f"{ratio:.1f}x Oracle's" if ratio >= 1 else f"faster ({ratio:.2f}x Oracle's)"
-            lines.append(f"- {row['round']} n={row['n']}: {row['framework']} is {verdict}")
+        if row["framework"] not in PEERS:
+            continue
+        for ratio_key, what in (("ratio_to_oracle", ""), ("cpu_ratio_to_oracle", " in CPU")):
+            ratio = row.get(ratio_key)
+            if ratio is None:
+                continue
+            verdict = f"{ratio:.2f}x Oracle's" if ratio >= 1 else f"faster ({ratio:.2f}x Oracle's)"
+            lines.append(f"- {row['round']} n={row['n']}{what}: {row['framework']} is {verdict}")
     return "\n".join(lines)
 
 

@@ -131,14 +131,14 @@ async def one_run(
         inner = LiteLLMModel(model_name, api_base=base_url, api_key="bench")
     model = TimedModel(inner, meter)
     deps = deps_for(model, meter, n)
-    started = time.perf_counter()
+    clock = task.Stopwatch()
     result = await start_run(task.QUESTION, deps, system_prompt=task.SYSTEM_PROMPT)
-    wall = time.perf_counter() - started
+    wall, cpu = clock.stop()
     if result.reason is not TerminationReason.COMPLETED:
         raise AssertionError(f"oracle: ended with {result.reason}: {result.final_text}")
     task.check_run("oracle", n, meter, result.final_text, model_calls=n + 1)
     inside = meter.tool_seconds + (meter.model_seconds if round_name == "inproc" else 0.0)
-    return task.Sample(wall=wall, inside=inside)
+    return task.Sample(wall=wall, inside=inside, cpu=cpu)
 
 
 FLOOR_TOOLS = [
@@ -165,7 +165,7 @@ async def floor_run(n: int, base_url: str) -> task.Sample:
         {"role": "user", "content": task.QUESTION},
     ]
     answer = ""
-    started = time.perf_counter()
+    clock = task.Stopwatch()
     async with httpx.AsyncClient(base_url=base_url, timeout=30) as client:
         while True:
             body = {"model": "fake-model", "messages": messages, "tools": tools, "stream": True}
@@ -194,9 +194,9 @@ async def floor_run(n: int, base_url: str) -> task.Sample:
                 messages.append(
                     {"role": "tool", "tool_call_id": call["id"], "content": meter.tool(step)}
                 )
-    wall = time.perf_counter() - started
+    wall, cpu = clock.stop()
     task.check_run("floor", n, meter, answer, model_calls=n + 1)
-    return task.Sample(wall=wall, inside=meter.tool_seconds)
+    return task.Sample(wall=wall, inside=meter.tool_seconds, cpu=cpu)
 
 
 async def litellm_run(n: int, base_url: str, model_name: str = ORACLE_MODEL) -> task.Sample:
@@ -210,7 +210,7 @@ async def litellm_run(n: int, base_url: str, model_name: str = ORACLE_MODEL) -> 
         {"role": "user", "content": task.QUESTION},
     ]
     answer = ""
-    started = time.perf_counter()
+    clock = task.Stopwatch()
     while True:
         response = await litellm.acompletion(
             model=model_name,
@@ -246,9 +246,9 @@ async def litellm_run(n: int, base_url: str, model_name: str = ORACLE_MODEL) -> 
             messages.append(
                 {"role": "tool", "tool_call_id": call["id"], "content": meter.tool(step)}
             )
-    wall = time.perf_counter() - started
+    wall, cpu = clock.stop()
     task.check_run("litellm", n, meter, answer, model_calls=n + 1)
-    return task.Sample(wall=wall, inside=meter.tool_seconds)
+    return task.Sample(wall=wall, inside=meter.tool_seconds, cpu=cpu)
 
 
 async def rows(

@@ -95,10 +95,10 @@ async def openai_agents_run(n: int, base_url: str | None) -> tuple[task.Meter, s
 
     model: Any = ScriptedModel() if base_url is None else _openai_agents_http_model(base_url)
     agent = Agent(name="bench", instructions=task.SYSTEM_PROMPT, model=model, tools=[noop])
-    started = time.perf_counter()
+    clock = task.Stopwatch()
     result = await Runner.run(agent, task.QUESTION, max_turns=n + 5)
-    wall = time.perf_counter() - started
-    return meter, str(result.final_output), wall
+    wall, cpu = clock.stop()
+    return meter, str(result.final_output), wall, cpu
 
 
 _clients: dict[str, Any] = {}
@@ -161,10 +161,10 @@ async def pydantic_ai_run(n: int, base_url: str | None) -> tuple[task.Meter, str
         """Do nothing."""
         return meter.tool(step)
 
-    started = time.perf_counter()
+    clock = task.Stopwatch()
     result = await agent.run(task.QUESTION, usage_limits=UsageLimits(request_limit=None))
-    wall = time.perf_counter() - started
-    return meter, str(result.output), wall
+    wall, cpu = clock.stop()
+    return meter, str(result.output), wall, cpu
 
 
 # --- LangGraph (prebuilt ReAct agent) ----------------------------------------------
@@ -222,12 +222,12 @@ async def langgraph_run(n: int, base_url: str | None) -> tuple[task.Meter, str, 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # create_react_agent is deprecated in favour of langchain
         graph = create_react_agent(model, [noop], prompt=task.SYSTEM_PROMPT)
-    started = time.perf_counter()
+    clock = task.Stopwatch()
     result = await graph.ainvoke(
         {"messages": [("user", task.QUESTION)]}, config={"recursion_limit": 2 * n + 10}
     )
-    wall = time.perf_counter() - started
-    return meter, str(result["messages"][-1].content), wall
+    wall, cpu = clock.stop()
+    return meter, str(result["messages"][-1].content), wall, cpu
 
 
 # --- smolagents --------------------------------------------------------------------
@@ -278,10 +278,10 @@ def smolagents_run(n: int, base_url: str | None) -> tuple[task.Meter, str, float
         tools=[noop], model=model, max_steps=n + 5, verbosity_level=LogLevel.OFF
     )
     agent.instructions = task.SYSTEM_PROMPT
-    started = time.perf_counter()
+    clock = task.Stopwatch()
     answer = agent.run(task.QUESTION)
-    wall = time.perf_counter() - started
-    return meter, str(answer), wall
+    wall, cpu = clock.stop()
+    return meter, str(answer), wall, cpu
 
 
 RUNNERS: dict[str, Callable[[int, str | None], Any]] = {
@@ -299,11 +299,11 @@ async def one_run(framework: str, n: int, base_url: str | None) -> task.Sample:
     outcome = RUNNERS[framework](n, base_url)
     if asyncio.iscoroutine(outcome):
         outcome = await outcome
-    meter, answer, wall = outcome
+    meter, answer, wall, cpu = outcome
     model_calls = n + 1 if base_url is None else None  # over HTTP the server counts them
     task.check_run(framework, n, meter, answer, model_calls=model_calls)
     inside = meter.tool_seconds + (meter.model_seconds if base_url is None else 0.0)
-    return task.Sample(wall=wall, inside=inside)
+    return task.Sample(wall=wall, inside=inside, cpu=cpu)
 
 
 async def measure(framework: str, n: int, runs: int, base_url: str | None) -> list[task.Sample]:

@@ -87,6 +87,24 @@ class Sample:
 
     wall: float
     inside: float  # seconds in the scripted model and the tool (0 over HTTP)
+    cpu: float = 0.0  # CPU seconds of the framework's process (all its threads)
+
+
+class Stopwatch:
+    """Wall time and the process's CPU time from its creation to `stop()`.
+
+    CPU time counts only what the framework's own process worked (every thread of
+    it), not the fake server's work nor time the machine gave to others, so it
+    moves far less than wall time on a shared machine.
+    """
+
+    def __init__(self) -> None:
+        self._wall = time.perf_counter()
+        self._cpu = time.process_time()
+
+    def stop(self) -> tuple[float, float]:
+        """Seconds of wall time and of CPU time so far."""
+        return time.perf_counter() - self._wall, time.process_time() - self._cpu
 
 
 def check_run(name: str, n: int, meter: Meter, answer: str, *, model_calls: int | None) -> None:
@@ -117,6 +135,8 @@ class Row:
     note: str = ""
     wall_samples_ms: list[float] = field(default_factory=list)
     overhead_samples_ms: list[float] | None = None
+    cpu_ms: float = 0.0
+    cpu_samples_ms: list[float] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -135,7 +155,8 @@ def summarise(
     """Median, min and max per step of the samples."""
     walls = [s.wall / n * 1000 for s in samples]
     overheads = [(s.wall - s.inside) / n * 1000 for s in samples] if with_overhead else None
-    return _row(framework, version, round_name, n, walls, overheads, note)
+    cpus = [s.cpu / n * 1000 for s in samples]
+    return _row(framework, version, round_name, n, walls, overheads, cpus, note)
 
 
 def _row(
@@ -145,6 +166,7 @@ def _row(
     n: int,
     walls: list[float],
     overheads: list[float] | None,
+    cpus: list[float],
     note: str,
 ) -> Row:
     return Row(
@@ -162,6 +184,8 @@ def _row(
         note=note,
         wall_samples_ms=walls,
         overhead_samples_ms=overheads,
+        cpu_ms=statistics.median(cpus),
+        cpu_samples_ms=cpus,
     )
 
 
@@ -184,7 +208,9 @@ def pool(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         overheads = (
             [ms for row in group for ms in row["overhead_samples_ms"]] if with_overhead else None
         )
+        cpus = [ms for row in group for ms in row["cpu_samples_ms"]]
         first = group[0]
-        row = _row(framework, first["version"], round_name, n, walls, overheads, first["note"])
+        version, note = first["version"], first["note"]
+        row = _row(framework, version, round_name, n, walls, overheads, cpus, note)
         pooled.append(row.to_dict())
     return pooled

@@ -53,10 +53,12 @@ def test_it_compares_oracle_and_the_peers_at_tiny_n(
         assert rows[key]["wall_ms"] > 0
         # One run in each of two passes, pooled into one row per framework.
         assert rows[key]["runs"] == 2 and len(rows[key]["wall_samples_ms"]) == 2
+        assert rows[key]["cpu_ms"] > 0
     assert len(result["rows"]) == len(expected)
     assert rows[("inproc", "oracle")]["overhead_ms"] > 0
     printed = capsys.readouterr().out
     assert "| oracle |" in printed and "overhead per step" in printed
+    assert "CPU time of the framework's process per step" in printed
 
 
 def test_it_measures_stop_latency_with_a_few_tries(
