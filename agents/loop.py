@@ -404,7 +404,13 @@ class _Run:
             )
         state.round.tool_calls += len(allowed)
         state.total.tool_calls += len(allowed)
-        if len(allowed) == 1:
+        if all(self.deps.tools.runs_inline(call.name) for call in allowed):
+            # Inline tools run in this thread to their end, so no stop could cut them
+            # short: no task and no waiter for one. A stop asked meanwhile ends the
+            # run before the next model call (the loop polls it first).
+            for call in allowed:
+                await run_one(call)
+        elif len(allowed) == 1:
             await self._until_stopped(run_one(allowed[0]))  # no gather: a task less per step
         elif allowed:
             await self._until_stopped(asyncio.gather(*(run_one(call) for call in allowed)))

@@ -196,6 +196,15 @@ class ToolRegistry:
         """Names of the tools offered."""
         return list(self._tools)
 
+    def runs_inline(self, name: str) -> bool:
+        """Whether a call of `name` runs to its end in the caller's thread without awaiting.
+
+        True for an inline tool and for a name with no tool (that call is an error
+        result at once); nothing could interrupt such a call midway.
+        """
+        tool = self._tools.get(name)
+        return tool is None or (tool.inline and not tool.is_async)
+
     async def run(self, call_id: str, name: str, raw_arguments: str) -> ToolResult:
         """Run one call; every failure becomes an error result the model can read."""
         try:

@@ -32,9 +32,10 @@ from agents.testing.scripted import Call, Reply, ScriptedModel
 from agents.tools import Tool, ToolRegistry
 from agents.tree import DefaultDecisionTree
 
-# The LiteLLM model string for the fake server. `openai/` goes through the openai SDK,
-# whose request transform walks every message of every call; `hosted_vllm/` is
-# LiteLLM's own httpx handler for OpenAI-compatible servers (--model picks it).
+# The model a user would choose for an OpenAI-compatible server of their own. With an
+# api_base, LiteLLMModel sends it through LiteLLM's `hosted_vllm/` route (its own httpx
+# handler) rather than `openai/` (the openai SDK, whose request transform walks every
+# message of every call): agents/litellm_model.py, `_route`.
 ORACLE_MODEL = "openai/fake-model"
 
 

@@ -66,3 +66,28 @@ async def test_cancel_wins_over_completion_when_both_hold(run):
 
     assert outcome.reason == "cancelled"
     assert outcome.model.calls == []
+
+
+async def test_a_cancel_during_a_quick_inline_tool_ends_the_run_before_the_next_model_call(run):
+    cancel = CancelToken()
+
+    def add(a: int, b: int) -> int:
+        """Adds two numbers."""
+        cancel.cancel()  # the user presses Stop while the tool runs
+        return a + b
+
+    outcome = await run(
+        [Reply(calls=[Call("add", {"a": 2, "b": 3})]), Reply(text="5.")],
+        cancel=cancel,
+        tools=ToolRegistry([Tool.from_function(add, inline=True)]),
+    )
+
+    assert outcome.reason == "cancelled"
+    assert len(outcome.model.calls) == 1  # no model call after the stop
+    (result,) = outcome.events.of_type("tool.result")
+    assert result["ok"] is True and result["content"] == "5"  # the tool's work is kept
+    assert outcome.result.state.messages[-1] == {
+        "role": "tool",
+        "tool_call_id": result["id"],
+        "content": "5",
+    }
