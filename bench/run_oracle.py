@@ -154,6 +154,16 @@ FLOOR_TOOLS = [
 ]
 
 
+def run_calls(
+    messages: list[dict[str, Any]], wire: list[dict[str, Any]], meter: task.Meter
+) -> None:
+    """The bare loops' step: the assistant's tool calls, then each no-op tool's result."""
+    messages.append({"role": "assistant", "content": None, "tool_calls": wire})
+    for call in wire:
+        step = json.loads(call["function"]["arguments"])["step"]
+        messages.append({"role": "tool", "tool_call_id": call["id"], "content": meter.tool(step)})
+
+
 async def floor_run(n: int, base_url: str) -> task.Sample:
     """The task as a bare loop: httpx streaming, SSE lines parsed with json, no framework."""
     import httpx
@@ -189,12 +199,7 @@ async def floor_run(n: int, base_url: str) -> task.Sample:
                 {"id": c["id"], "type": "function", "function": c["function"]}
                 for c in calls.values()
             ]
-            messages.append({"role": "assistant", "content": None, "tool_calls": wire})
-            for call in wire:
-                step = json.loads(call["function"]["arguments"])["step"]
-                messages.append(
-                    {"role": "tool", "tool_call_id": call["id"], "content": meter.tool(step)}
-                )
+            run_calls(messages, wire, meter)
     wall, cpu = clock.stop()
     task.check_run("floor", n, meter, answer, model_calls=n + 1)
     return task.Sample(wall=wall, inside=meter.tool_seconds, cpu=cpu)
@@ -240,13 +245,7 @@ async def litellm_run(n: int, base_url: str, model_name: str = ORACLE_MODEL) -> 
         if not calls:
             answer = text
             break
-        wire = list(calls.values())
-        messages.append({"role": "assistant", "content": None, "tool_calls": wire})
-        for call in wire:
-            step = json.loads(call["function"]["arguments"])["step"]
-            messages.append(
-                {"role": "tool", "tool_call_id": call["id"], "content": meter.tool(step)}
-            )
+        run_calls(messages, list(calls.values()), meter)
     wall, cpu = clock.stop()
     task.check_run("litellm", n, meter, answer, model_calls=n + 1)
     return task.Sample(wall=wall, inside=meter.tool_seconds, cpu=cpu)
