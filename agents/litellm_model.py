@@ -6,15 +6,18 @@ import datetime
 import json
 import logging
 import os
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from email.utils import parsedate_to_datetime
 from typing import Any
 
 # Never fetch the price map over the network: use the copy bundled with LiteLLM.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+import httpx
 import litellm
 from litellm import exceptions as provider_errors
+from litellm.llms.openai.chat.gpt_transformation import OpenAIChatCompletionStreamingHandler
+from litellm.types.utils import ModelResponseStream
 
 from agents.model import (
     FinishPart,
@@ -39,6 +42,7 @@ _TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (
     provider_errors.APIConnectionError,
     provider_errors.InternalServerError,
     provider_errors.ServiceUnavailableError,
+    httpx.TransportError,  # a stream read straight from LiteLLM's parser: _provider_chunks
 )
 
 
@@ -101,7 +105,7 @@ class LiteLLMModel:
         except Exception as error:
             raise _model_error(error) from error
         try:
-            async for part in _parts(response):
+            async for part in _parts(_provider_chunks(response)):
                 yield part
         except ModelError:
             raise
@@ -127,18 +131,44 @@ def _route(model: str, api_base: str | None) -> str:
     return model
 
 
-async def _parts(response: Any) -> AsyncGenerator[StreamPart, None]:
-    """The provider's stream as parts: text as it comes, then tool calls, usage and finish.
+def _provider_chunks(response: Any) -> AsyncIterator[Any]:
+    """The provider's chunks: from LiteLLM's own parser where it speaks OpenAI's protocol.
 
-    LiteLLM hands out the usage in a chunk of its own after the finish reason, once the
-    provider's stream has ended. Iterating past it only runs LiteLLM's end-of-stream
-    logging (the whole response rebuilt from its chunks a second time, and its cost
-    worked out again), which Oracle does not use: it prices usage itself. So the loop
-    stops there, about a fifth less time per model call (bench/README.md).
+    For an OpenAI-compatible server (Oracle's route for a server of the operator's own)
+    LiteLLM parses each event into a chunk of OpenAI's shape with
+    `OpenAIChatCompletionStreamingHandler`. The stream wrapper it hands out around that
+    parser builds every chunk again as a new object and, once the stream ends, rebuilds
+    the whole response from its chunks and works out its cost, for LiteLLM's own logging
+    callbacks. Oracle registers none and prices usage itself, so it reads the parser:
+    about a third less time per model call (bench/README.md). What the wrapper adds for
+    other providers (the openai SDK's stream, Anthropic's, ...) is kept: their streams go
+    through it. The response is closed by the caller either way (`response.aclose()`).
+    """
+    stream = getattr(response, "completion_stream", None)
+    if type(stream) is OpenAIChatCompletionStreamingHandler:
+        return _openai_chunks(stream)
+    return aiter(response)
+
+
+async def _openai_chunks(stream: OpenAIChatCompletionStreamingHandler) -> AsyncIterator[Any]:
+    async for chunk in stream:
+        if isinstance(chunk, ModelResponseStream):
+            yield chunk
+        elif chunk.get("is_finished"):  # "data: [DONE]"; other events carry nothing
+            return
+
+
+async def _parts(chunks: AsyncIterator[Any]) -> AsyncGenerator[StreamPart, None]:
+    """The provider's chunks as parts: text as it comes, then tool calls, usage and finish.
+
+    The usage comes in a chunk of its own after the finish reason, at the stream's end.
+    Past it, LiteLLM's stream wrapper only runs its end-of-stream logging (the whole
+    response rebuilt from its chunks a second time, and its cost worked out again),
+    which Oracle does not use, so the loop stops there.
     """
     calls: dict[int, dict[str, str]] = {}
     finish_reason: str | None = None
-    async for chunk in response:
+    async for chunk in chunks:
         for choice in (chunk.choices or ())[:1]:
             delta = choice.delta
             if delta is not None and delta.content:

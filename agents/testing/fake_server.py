@@ -18,6 +18,8 @@ A response is a dict; every key is optional:
   delay: seconds before answering     chunk_delay: seconds between chunks
   hang: true (after the text, stream "." until the client goes away)
   break_after: N (drop the connection after N chunks)
+  error_after: N (after N chunks, an error event in the stream, as vLLM sends one)
+  error: {"message", "code"} (that event's error; code 500 when not given)
 """
 
 from __future__ import annotations
@@ -213,12 +215,17 @@ class FakeServer:
         writer.write(head.encode())
         chunks = list(_chunks(payload, response))
         break_after = response.get("break_after")
+        error_after = response.get("error_after")
         delay = float(response.get("chunk_delay", 0))
         hang_at = 1 + len(_text_chunks(response)) if response.get("hang") else -1
         for number, chunk in enumerate(chunks):
             if break_after is not None and number >= break_after:
                 writer.transport.abort()  # a broken stream: no terminating chunk
                 return True
+            if error_after is not None and number >= error_after:
+                error = {"message": "scripted error in the stream", "code": 500}
+                await _send_chunk(writer, {"error": {**error, **response.get("error", {})}})
+                break
             if number and delay and chunk.get("choices"):
                 await _sleep_unless(client_gone, delay)
             if client_gone.done():

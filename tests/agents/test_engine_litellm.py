@@ -14,8 +14,17 @@ from agents.config import AgentConfig
 from agents.events import EventCollector
 from agents.litellm_model import LiteLLMModel
 from agents.loop import RunDeps, start_run
+from agents.model import FinishPart, ModelRequest, TextDelta, ToolCallPart, UsagePart
 from agents.testing.fake_server import FakeServer
 from agents.tree import DefaultDecisionTree
+
+# LiteLLM parses an OpenAI-compatible server's events itself (Oracle's route for a server
+# of the operator's own, `openai/` with an api_base) or hands the stream of a provider's
+# SDK to its stream wrapper (`custom_openai/` here stands for those). The stream must mean
+# the same to a run whichever way it came.
+EITHER_STREAM = pytest.mark.parametrize(
+    "model", ["openai/fake-model", "custom_openai/fake-model"], ids=["own-server", "sdk-stream"]
+)
 
 
 @pytest.fixture
@@ -66,6 +75,35 @@ async def test_a_tool_using_run_completes_with_the_providers_usage_and_price(ser
     assert server.requests[1]["messages"][-1]["content"] == "391"
 
 
+@EITHER_STREAM
+async def test_a_stream_gives_its_text_tool_calls_usage_and_finish_in_order(server, model):
+    server.set_script(
+        [
+            {
+                "text": ["Let me ", "look."],
+                "tool_calls": [
+                    {"id": "call_a", "name": "calculator", "arguments": {"expression": "1+1"}},
+                    {"id": "call_b", "name": "current_time", "arguments": {}},
+                ],
+                "usage": {"prompt_tokens": 123, "completion_tokens": 45},
+            }
+        ]
+    )
+    llm = LiteLLMModel(model, api_base=server.base_url, api_key="test-key")
+    request = ModelRequest(messages=[{"role": "user", "content": "Hi"}], tools=None)
+
+    parts = [part async for part in llm.stream(request)]
+
+    assert parts == [
+        TextDelta("Let me "),
+        TextDelta("look."),
+        UsagePart(123, 45),
+        ToolCallPart("call_a", "calculator", '{"expression": "1+1"}'),
+        ToolCallPart("call_b", "current_time", "{}"),
+        FinishPart("tool_calls"),
+    ]
+
+
 async def test_a_429_is_retried_after_its_retry_after(server):
     server.set_script(
         [{"status": 429, "headers": {"Retry-After": "0.3"}}, {"text": "Answer after a wait."}]
@@ -79,10 +117,11 @@ async def test_a_429_is_retried_after_its_retry_after(server):
     assert time.monotonic() - started >= 0.3
 
 
-async def test_a_stream_broken_before_any_content_is_retried(server):
+@EITHER_STREAM
+async def test_a_stream_broken_before_any_content_is_retried(server, model):
     server.set_script([{"text": "lost", "break_after": 1}, {"text": "Second try."}])
 
-    result, _ = await ask(server)
+    result, _ = await ask(server, model=model)
 
     assert result.final_text == "Second try."
     assert len(server.requests) == 2
@@ -111,17 +150,43 @@ async def test_a_bad_request_is_not_retried(server):
     assert len(server.requests) == 1
 
 
-async def test_a_stream_broken_after_content_keeps_the_text(server):
+@EITHER_STREAM
+async def test_a_stream_broken_after_content_keeps_the_text(server, model):
     server.set_script([{"text": ["Partial ", "answer", " lost"], "break_after": 3}])
 
-    result, _ = await ask(server)
+    result, _ = await ask(server, model=model)
 
     assert result.reason.value == "provider_error"
     assert "Partial answer" in result.final_text
     assert len(server.requests) == 1
 
 
-async def test_a_cancel_during_a_slow_stream_stops_in_under_a_second_and_hangs_up(server):
+@EITHER_STREAM
+async def test_an_error_event_in_the_stream_is_retried_when_it_is_the_servers(server, model):
+    server.set_script([{"text": "lost", "error_after": 1}, {"text": "Second try."}])
+
+    result, _ = await ask(server, model=model)
+
+    assert result.reason.value == "completed"
+    assert result.final_text == "Second try."
+    assert len(server.requests) == 2
+
+
+async def test_an_error_event_for_a_bad_request_ends_the_run_without_a_retry(server):
+    # (The openai SDK drops the event's code, so through an SDK this is retried.)
+    server.set_script(
+        [{"text": "lost", "error_after": 1, "error": {"message": "context too long", "code": 400}}]
+    )
+
+    result, _ = await ask(server)
+
+    assert result.reason.value == "provider_error"
+    assert result.state.failure_class.value == "deterministic"
+    assert len(server.requests) == 1
+
+
+@EITHER_STREAM
+async def test_a_cancel_during_a_slow_stream_stops_in_under_a_second_and_hangs_up(server, model):
     server.set_script([{"text": ["Thinking hard"], "hang": True, "chunk_delay": 0.1}])
     cancel = CancelToken()
     stopped_at = 0.0
@@ -133,7 +198,7 @@ async def test_a_cancel_during_a_slow_stream_stops_in_under_a_second_and_hangs_u
         cancel.cancel()
 
     canceller = asyncio.create_task(cancel_when_streaming())
-    result, events = await ask(server, cancel=cancel)
+    result, events = await ask(server, model=model, cancel=cancel)
     ended_at = time.monotonic()
     await canceller
 
