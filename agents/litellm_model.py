@@ -17,7 +17,6 @@ import httpx
 import litellm
 from litellm import exceptions as provider_errors
 from litellm.llms.openai.chat.gpt_transformation import OpenAIChatCompletionStreamingHandler
-from litellm.types.utils import ModelResponseStream
 
 from agents.model import (
     FinishPart,
@@ -146,16 +145,8 @@ def _provider_chunks(response: Any) -> AsyncIterator[Any]:
     """
     stream = getattr(response, "completion_stream", None)
     if type(stream) is OpenAIChatCompletionStreamingHandler:
-        return _openai_chunks(stream)
+        return aiter(stream)
     return aiter(response)
-
-
-async def _openai_chunks(stream: OpenAIChatCompletionStreamingHandler) -> AsyncIterator[Any]:
-    async for chunk in stream:
-        if isinstance(chunk, ModelResponseStream):
-            yield chunk
-        elif chunk.get("is_finished"):  # "data: [DONE]"; other events carry nothing
-            return
 
 
 async def _parts(chunks: AsyncIterator[Any]) -> AsyncGenerator[StreamPart, None]:
@@ -169,6 +160,11 @@ async def _parts(chunks: AsyncIterator[Any]) -> AsyncGenerator[StreamPart, None]
     calls: dict[int, dict[str, str]] = {}
     finish_reason: str | None = None
     async for chunk in chunks:
+        if isinstance(chunk, dict):
+            # LiteLLM's parser marks "data: [DONE]" and events without data with dicts.
+            if chunk.get("is_finished"):
+                break
+            continue
         for choice in (chunk.choices or ())[:1]:
             delta = choice.delta
             if delta is not None and delta.content:
