@@ -32,12 +32,14 @@ PACKAGES = {
 }
 API_KEY = "bench"
 MODEL = "fake-model"
+# What one run of a framework gives: its meter, its answer, wall and CPU seconds.
+Outcome = tuple[task.Meter, str, float, float]
 
 
 # --- openai-agents -----------------------------------------------------------------
 
 
-async def openai_agents_run(n: int, base_url: str | None) -> tuple[task.Meter, str, float]:
+async def openai_agents_run(n: int, base_url: str | None) -> Outcome:
     from agents.models.interface import Model
     from openai.types.responses import (
         ResponseFunctionToolCall,
@@ -122,7 +124,7 @@ def _openai_agents_http_model(base_url: str) -> Any:
 # --- pydantic-ai -------------------------------------------------------------------
 
 
-async def pydantic_ai_run(n: int, base_url: str | None) -> tuple[task.Meter, str, float]:
+async def pydantic_ai_run(n: int, base_url: str | None) -> Outcome:
     from pydantic_ai import Agent
     from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
     from pydantic_ai.models.function import AgentInfo, FunctionModel
@@ -170,7 +172,7 @@ async def pydantic_ai_run(n: int, base_url: str | None) -> tuple[task.Meter, str
 # --- LangGraph (prebuilt ReAct agent) ----------------------------------------------
 
 
-async def langgraph_run(n: int, base_url: str | None) -> tuple[task.Meter, str, float]:
+async def langgraph_run(n: int, base_url: str | None) -> Outcome:
     from langchain_core.language_models.chat_models import BaseChatModel
     from langchain_core.messages import AIMessage
     from langchain_core.outputs import ChatGeneration, ChatResult
@@ -233,7 +235,7 @@ async def langgraph_run(n: int, base_url: str | None) -> tuple[task.Meter, str, 
 # --- smolagents --------------------------------------------------------------------
 
 
-def smolagents_run(n: int, base_url: str | None) -> tuple[task.Meter, str, float]:
+def smolagents_run(n: int, base_url: str | None) -> Outcome:
     from smolagents import Model, OpenAIServerModel, ToolCallingAgent, tool
     from smolagents.models import ChatMessage, ChatMessageToolCall, ChatMessageToolCallFunction
     from smolagents.monitoring import LogLevel, TokenUsage

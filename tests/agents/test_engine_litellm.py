@@ -219,8 +219,6 @@ async def test_the_time_limit_stops_a_slow_stream_and_hangs_up(server):
 
 
 def test_an_openai_compatible_server_of_ones_own_takes_litellms_own_http_route():
-    from agents.litellm_model import LiteLLMModel
-
     own = LiteLLMModel("openai/llama3", api_base="http://127.0.0.1:11434/v1")
     openai = LiteLLMModel("openai/gpt-4o-mini")
     other = LiteLLMModel("anthropic/claude-sonnet-4-5", api_base="http://proxy.local")
