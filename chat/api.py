@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 from collections.abc import AsyncIterator, Callable
@@ -15,6 +14,7 @@ from django.views.decorators.csrf import csrf_exempt
 
 from chat import selectors, services
 from chat.api_auth import api_endpoint, authenticate, error
+from chat.live import Subscription
 from chat.models import Conversation, Message, Run, RunEvent, RunStatus
 
 MAX_BODY_BYTES = 256 * 1024
@@ -173,7 +173,9 @@ def run_continue(request: HttpRequest, run_id: str) -> HttpResponse:
     return _run_action(request, run_id, services.run_continue)
 
 
-SSE_POLL_SECONDS = 0.1
+# Pushed batches carry the events; the database is read at the start, on a gap, and
+# after this long without a push (what a lost publication costs at most).
+SSE_CATCH_UP_SECONDS = 1.0
 SSE_KEEPALIVE_SECONDS = 15.0
 STREAM_ENDS = ("run.finished", "run.paused")
 
@@ -188,12 +190,17 @@ def _sse_start(request: HttpRequest, run_id: str) -> tuple[HttpResponse | None, 
         return error(404, "No such run."), None
 
 
-def _events_after(run_id: object, seq: int) -> list[RunEvent]:
-    return list(RunEvent.objects.filter(run_id=run_id, seq__gt=seq).order_by("seq")[:500])
+def _saved_after(run_id: object, seq: int) -> tuple[str, list[dict[str, Any]]]:
+    """The run's status, then its saved events after `seq`. The status is read first: a
+    run's last events and its final status are committed together, so a final status
+    read first means the events read next are complete."""
+    status = str(Run.objects.values_list("status", flat=True).get(pk=run_id))
+    events = RunEvent.objects.filter(run_id=run_id, seq__gt=seq).order_by("seq")[:500]
+    return status, [event.data for event in events]
 
 
-def _run_status(run_id: object) -> str:
-    return str(Run.objects.values_list("status", flat=True).get(pk=run_id))
+def _sse(event: dict[str, Any]) -> str:
+    return f"id: {event['seq']}\nevent: {event['type']}\ndata: {json.dumps(event)}\n\n"
 
 
 @login_not_required
@@ -211,27 +218,36 @@ async def run_events(request: HttpRequest, run_id: str) -> HttpResponse:
         return error(400, "Last-Event-ID must be an event number.")
 
     async def stream(last: int) -> AsyncIterator[str]:
+        live = Subscription(run.conversation_id, str(run.pk))
         quiet_since = time.monotonic()
-        while True:
-            # The status is read before the events: a run's last events and its final
-            # status are committed together, so a final status read first means the
-            # events read next are complete.
-            status = await sync_to_async(_run_status)(run.pk)
-            events = await sync_to_async(_events_after)(run.pk, last)
-            for event in events:
-                last = event.seq
-                yield f"id: {event.seq}\nevent: {event.type}\ndata: {json.dumps(event.data)}\n\n"
-                if event.type in STREAM_ENDS:
-                    return
-            if events:
-                quiet_since = time.monotonic()
-                continue
-            if status in (RunStatus.FINISHED, RunStatus.PAUSED):
-                return  # everything was sent; nothing more will come until a Continue
-            if time.monotonic() - quiet_since > SSE_KEEPALIVE_SECONDS:
-                quiet_since = time.monotonic()
-                yield ": keep-alive\n\n"
-            await asyncio.sleep(SSE_POLL_SECONDS)
+        try:
+            while True:
+                await live.open()  # subscribed before reading: nothing falls in between
+                status, events = await sync_to_async(_saved_after)(run.pk, last)
+                while True:
+                    for event in events:
+                        if event["seq"] != last + 1:
+                            break  # a gap: read the database again
+                        last = event["seq"]
+                        yield _sse(event)
+                        if event["type"] in STREAM_ENDS:
+                            return
+                    else:
+                        if events:
+                            quiet_since = time.monotonic()
+                        elif status in (RunStatus.FINISHED, RunStatus.PAUSED):
+                            return  # everything was sent; nothing more until a Continue
+                        status = RunStatus.RUNNING
+                        pushed = await live.next(SSE_CATCH_UP_SECONDS)
+                        if pushed is not None:
+                            events = [event for event in pushed if event["seq"] > last]
+                            continue
+                        if time.monotonic() - quiet_since > SSE_KEEPALIVE_SECONDS:
+                            quiet_since = time.monotonic()
+                            yield ": keep-alive\n\n"
+                    break  # a gap, a quiet spell or no live channel: back to the database
+        finally:
+            await live.close()
 
     response = StreamingHttpResponse(stream(int(raw_last)), content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"

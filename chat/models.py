@@ -97,9 +97,15 @@ class Run(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
+    # When it was (last) queued: a run still queued long after was never handed to a
+    # worker (the broker was away) and a worker picks it up from here.
+    queued_at = models.DateTimeField(null=True, blank=True)
+    # A stop asked for, kept here as well as in Redis: it holds while Redis is away.
+    cancel_requested_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
+        indexes = [models.Index(fields=["status", "queued_at"], name="run_status_queued")]
         constraints = [
             # One active run per conversation (SPEC 8: a second message gets a 409).
             models.UniqueConstraint(

@@ -1,10 +1,15 @@
-"""The event sink of a run in a worker: writes the main chain as it is produced and
-publishes the events, coalesced, to the conversation's channel-layer group.
+"""What a run produces, written down as it is produced: the main chain (`Message` rows)
+and the events (`RunEvent` rows), then published to the conversation's channel group.
 
-Ordering is what makes reconnects exact: a batch of events is committed to the
-database (as `RunEvent` rows with contiguous `seq`, and as `Message` rows) and
-only then published. A client that missed a publication reads it back from the
-database; a client never sees anything the database does not have.
+Each run has a `RunRecorder`, the engine's event sink, which folds events into
+message rows in memory. One `Journal` per worker process commits every run's
+pending rows and events together, in one transaction per tick, and only then
+publishes them. So a client never sees what the database does not have, and a
+reconnecting client reads the rest back from the database.
+
+Persisting is not best-effort, publishing is: a failed write is retried at the
+next tick with nothing dropped; a failed publish is logged and forgotten (the
+pages and SSE catch up from the database).
 """
 
 from __future__ import annotations
@@ -12,18 +17,24 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import threading
+import logging
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from channels.layers import get_channel_layer
 from django.db import close_old_connections, connections, transaction
 from django.utils import timezone
 
 from chat.models import Conversation, Message, Role, Run, RunEvent
 
+logger = logging.getLogger(__name__)
+
 COUNTERS = ("iterations", "tool_calls", "tokens", "cost_usd", "elapsed_ms")
+PUBLISH_TIMEOUT_SECONDS = 2.0
+# A run whose rows cannot be written this many ticks in a row gives up closing (the
+# sweeper then marks it interrupted); other runs go on being written.
+MAX_WRITE_FAILURES = 50
 
 
 def conversation_group(conversation_id: object) -> str:
@@ -37,61 +48,67 @@ def cancel_key(run_id: object) -> str:
 
 
 class DatabaseThread:
-    """One thread for all database work of a run: writes stay in order, off the event loop."""
+    """Database work off the event loop, in threads of its own (one keeps writes in order)."""
 
-    def __init__(self) -> None:
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="oracle-run-db")
+    def __init__(self, threads: int = 1, name: str = "oracle-db") -> None:
+        self._executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix=name)
+        self._threads = threads
 
     async def __call__(self, function: Any, *args: Any, **kwargs: Any) -> Any:
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, lambda: function(*args, **kwargs))
+        return await loop.run_in_executor(self._executor, lambda: _fresh(function, args, kwargs))
 
-    async def close(self) -> None:
-        await self(connections.close_all)  # this thread's connections, looked up there
+    def close(self) -> None:
+        for _ in range(self._threads):  # each thread closes its own connections
+            self._executor.submit(connections.close_all)
         self._executor.shutdown(wait=True)
 
 
-@dataclass
-class _Draft:
-    """Main-chain rows being written: changed rows are saved at the next flush."""
+def _fresh(function: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    close_old_connections()  # a connection the database dropped is replaced, not reused
+    return function(*args, **kwargs)
 
-    assistant: Message | None = None
-    tools: dict[str, Message] = field(default_factory=dict)
-    dirty: dict[int, Message] = field(default_factory=dict)  # by id(): rows may be unsaved
-    new: list[Message] = field(default_factory=list)
+
+@dataclass
+class Batch:
+    """One run's share of a tick: events, new and changed rows, run fields."""
+
+    recorder: RunRecorder
+    events: list[dict[str, Any]]
+    new: list[Message]
+    dirty: dict[int, Message]
+    run_fields: dict[str, Any]
+    closing: bool
+    new_rows: list[dict[str, Any]] = field(default_factory=list)
+    updates: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.events or self.new_rows or self.updates or self.run_fields)
 
 
 class RunRecorder:
-    """Persist and publish the events of one run. Call it with each engine event."""
+    """The event sink of one run: keeps its main chain and events until the journal
+    writes them. Call it with each engine event."""
 
-    def __init__(
-        self,
-        run: Run,
-        database: DatabaseThread,
-        *,
-        flush_interval: float,
-        heartbeat_interval: float = 5.0,
-    ) -> None:
+    def __init__(self, run: Run, journal: Journal) -> None:
         self.run = run
+        self.run_id = str(run.pk)
         self.conversation_id = run.conversation_id
-        self.database = database
-        self.flush_interval = flush_interval
-        self.heartbeat_interval = heartbeat_interval
+        self.journal = journal
         self.seq = run.last_event_seq
         self.pending: list[dict[str, Any]] = []
-        self.draft = _Draft()
+        self.assistant: Message | None = None
+        self.tools: dict[str, Message] = {}
+        self.dirty: dict[int, Message] = {}  # by id(): rows may be unsaved
+        self.new: list[Message] = []
         self.counters: dict[str, Any] = {}
         self.final_message: Message | None = None
         self.checkpoint_json: str | None = None
-        self._lock = asyncio.Lock()
-        self._wake = asyncio.Event()
-        self._stopping = False
-        self._heartbeat_stop = threading.Event()
-        self._heartbeat = threading.Thread(
-            target=self._beat, name=f"oracle-run-heartbeat-{run.pk}", daemon=True
-        )
-        self._layer = get_channel_layer()
-        self._flusher: asyncio.Task[None] | None = None
+        self.run_fields: dict[str, Any] = {}
+        self.failures = 0
+        self.closing = False
+        self.closed: asyncio.Future[None] | None = None
 
     # --- receiving events -----------------------------------------------------------
 
@@ -104,10 +121,10 @@ class RunRecorder:
             self.seq += 1
             self.pending.append({"type": kind, "seq": self.seq, **data})
         self._apply(kind, data)
-        self._wake.set()
+        self.journal.wake()
 
     async def checkpoint(self, state: Any) -> None:
-        """Keep the engine's whole state (between iterations) for the next flush to save,
+        """Keep the engine's whole state (between iterations) for the next write,
         with the run's counters so far for the gauges and the API."""
         self.checkpoint_json = state.to_json()
         total = state.total
@@ -118,18 +135,17 @@ class RunRecorder:
             "cost_usd": round(total.cost_usd, 6),
             "elapsed_ms": round(total.elapsed_s * 1000),
         }
-        self._wake.set()
+        self.journal.wake()
 
     def _apply(self, kind: str, data: dict[str, Any]) -> None:
-        """Fold an event into the main-chain rows (in memory until the next flush)."""
-        draft = self.draft
+        """Fold an event into the main-chain rows (in memory until the next write)."""
         if kind == "assistant.delta":
-            message = draft.assistant or self._new_message(Role.ASSISTANT, "", {"final": False})
-            draft.assistant = message
+            message = self.assistant or self._new_message(Role.ASSISTANT, "", {"final": False})
+            self.assistant = message
             message.content += data["text"]
             self._touch(message)
         elif kind == "assistant.message":
-            message = draft.assistant or self._new_message(Role.ASSISTANT, "", {})
+            message = self.assistant or self._new_message(Role.ASSISTANT, "", {})
             message.content = data.get("text") or ""
             message.metadata = {
                 "final": bool(data.get("final")),
@@ -137,26 +153,26 @@ class RunRecorder:
             }
             if data.get("final"):
                 self.final_message = message
-            draft.assistant = None
+            self.assistant = None
             self._touch(message)
         elif kind == "tool.call":
-            draft.assistant = None
+            self.assistant = None
             meta = {
                 "id": data.get("id"),
                 "name": data.get("name"),
                 "arguments": data.get("arguments"),
             }
             message = self._new_message(Role.TOOL, "", {**meta, "status": "running"})
-            draft.tools[str(data.get("id"))] = message
+            self.tools[str(data.get("id"))] = message
         elif kind == "tool.result":
-            message = draft.tools.get(str(data.get("id"))) or self._new_message(
+            message = self.tools.get(str(data.get("id"))) or self._new_message(
                 Role.TOOL, "", {"id": data.get("id"), "name": data.get("name")}
             )
             message.content = str(data.get("content", ""))
             message.metadata = {**message.metadata, "ok": bool(data.get("ok")), "status": "done"}
             self._touch(message)
         elif kind == "system.notice":
-            draft.assistant = None
+            self.assistant = None
             meta = {
                 key: data.get(key) for key in ("severity", "metric", "value", "limit", "reason")
             }
@@ -176,117 +192,180 @@ class RunRecorder:
             content=content,
             metadata=metadata,
         )
-        self.draft.new.append(message)
+        self.new.append(message)
         return message
 
     def _touch(self, message: Message) -> None:
-        self.draft.dirty[id(message)] = message
+        self.dirty[id(message)] = message
 
-    # --- flushing -----------------------------------------------------------------
-
-    async def start(self) -> None:
-        self._flusher = asyncio.create_task(self._flush_loop())
-        self._heartbeat.start()
-
-    def _beat(self) -> None:
-        """Tell the world this run's worker is alive, from a thread of its own, so that
-        a busy event loop (a slow import, a long tool) is not mistaken for a dead worker."""
-        try:
-            while not self._heartbeat_stop.wait(self.heartbeat_interval):
-                close_old_connections()
-                Run.objects.filter(pk=self.run.pk).update(heartbeat_at=timezone.now())
-        finally:
-            connections.close_all()
+    # --- handing over to the journal ---------------------------------------------
 
     async def close(self, **run_fields: Any) -> None:
-        """Write and publish everything still pending, with the run's final fields."""
-        self._heartbeat_stop.set()
-        await asyncio.get_running_loop().run_in_executor(None, self._heartbeat.join)
-        self._stopping = True
+        """Return once everything still pending is written, with the run's final fields."""
+        self.run_fields.update(run_fields)
+        self.closing = True
+        self.closed = asyncio.get_running_loop().create_future()
+        self.journal.wake(now=True)
+        await self.closed
+
+    def take(self) -> Batch:
+        """What the next write holds. Rows are snapshot here, on the event loop: events
+        arriving during the write change the live objects and go in the next one."""
+        run_fields = self.run_fields
+        if self.checkpoint_json is not None and "state" not in run_fields:
+            run_fields = {**self.counters, **run_fields, "state": json.loads(self.checkpoint_json)}
+        batch = Batch(self, self.pending, self.new, self.dirty, run_fields, self.closing)
+        self.pending, self.new, self.dirty, self.run_fields = [], [], {}, {}
+        self.checkpoint_json = None
+        created = {id(message) for message in batch.new}
+        batch.new_rows = [_row(message) for message in batch.new]
+        batch.updates = [(m.pk, _row(m)) for k, m in batch.dirty.items() if k not in created]
+        return batch
+
+    def give_back(self, batch: Batch) -> None:
+        """A write failed: what it held goes first into the next one."""
+        self.pending = batch.events + self.pending
+        self.new = batch.new + self.new
+        self.dirty = {**batch.dirty, **self.dirty}
+        self.run_fields = {**batch.run_fields, **self.run_fields}
+        self.failures += 1
+
+    def written(self, batch: Batch, created: list[tuple[int, int]]) -> None:
+        for message, (pk, seq) in zip(batch.new, created, strict=True):
+            message.pk, message.seq = pk, seq
+        self.failures = 0
+
+
+class Journal:
+    """Writes every hosted run's batches in one transaction per tick, then publishes them.
+
+    One per worker process (see `chat.host`). A tick comes at most every `interval`
+    seconds while anything is pending; a run that is closing is written at once.
+    """
+
+    def __init__(self, database: DatabaseThread, layer: Any, *, interval: float) -> None:
+        self.database = database
+        self.layer = layer
+        self.interval = interval
+        self.recorders: set[RunRecorder] = set()
+        self._wake = asyncio.Event()
+        self._now = asyncio.Event()
+        self._publish_failed_at = 0.0
+
+    def add(self, recorder: RunRecorder) -> None:
+        self.recorders.add(recorder)
+
+    def wake(self, *, now: bool = False) -> None:
         self._wake.set()
-        if self._flusher is not None:
-            await self._flusher
-        await self.flush(**run_fields)
+        if now:
+            self._now.set()
 
-    async def _flush_loop(self) -> None:
-        while not self._stopping:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout=1.0)
+    async def run_forever(self) -> None:
+        while True:
+            await self._wake.wait()
             self._wake.clear()
-            await self.flush()
-            if not self._stopping:
-                await asyncio.sleep(self.flush_interval)  # coalesce what streams meanwhile
+            self._now.clear()
+            try:
+                await self.tick()
+            except Exception:  # never let one bad tick end the writing of every run
+                logger.exception("writing the runs' output failed; trying again")
+            with contextlib.suppress(TimeoutError):  # coalesce what streams meanwhile
+                await asyncio.wait_for(self._now.wait(), self.interval)
 
-    async def flush(self, **run_fields: Any) -> None:
-        """Commit pending events and rows (with any `run_fields`), then publish them."""
-        async with self._lock:
-            events, self.pending = self.pending, []
-            new, self.draft.new = self.draft.new, []
-            dirty, self.draft.dirty = self.draft.dirty, {}
-            if self.checkpoint_json is not None and "state" not in run_fields:
-                run_fields = {
-                    **self.counters,
-                    **run_fields,
-                    "state": json.loads(self.checkpoint_json),
-                }
-            self.checkpoint_json = None
-            created = {id(message) for message in new}
-            # Snapshots taken here, on the event loop: events arriving during the
-            # write change the live objects, and are saved by the next flush.
-            new_rows = [_row(message) for message in new]
-            updates = [(m.pk, _row(m)) for k, m in dirty.items() if k not in created]
-            if not (events or new_rows or updates or run_fields):
-                return
-            last_seq = events[-1]["seq"] if events else None
-            pks = await self.database(self._write, events, new_rows, updates, run_fields, last_seq)
-            for message, (pk, seq) in zip(new, pks, strict=True):
-                message.pk, message.seq = pk, seq
-            if events:
-                await self._layer.group_send(
-                    conversation_group(self.conversation_id),
-                    {
-                        "type": "run.events",
-                        "run_id": str(self.run.pk),
-                        "events": events,
-                        "counters": self.counters,
-                    },
-                )
+    async def tick(self) -> None:
+        batches = [recorder.take() for recorder in list(self.recorders)]
+        batches = [b for b in batches if not b.empty or b.closing]
+        writes = [b for b in batches if not b.empty]
+        if writes:
+            try:
+                results = await self.database(_write_all, writes)
+            except Exception:
+                logger.warning("writing %d runs together failed; one by one", len(writes))
+                results = await self.database(_write_each, writes)
+            for batch, created in zip(writes, results, strict=True):
+                if created is None:
+                    batch.recorder.give_back(batch)
+                    self._wake.set()
+                else:
+                    batch.recorder.written(batch, created)
+            done = [b for b, r in zip(writes, results, strict=True) if r is not None]
+            await asyncio.gather(*(self._publish(batch) for batch in done))
+        for batch in batches:
+            recorder = batch.recorder
+            if not batch.closing or recorder.closed is None or recorder.closed.done():
+                continue
+            if recorder.pending or recorder.new or recorder.dirty or recorder.run_fields:
+                if recorder.failures < MAX_WRITE_FAILURES:
+                    continue  # given back: the next tick writes it
+                recorder.closed.set_exception(RuntimeError("could not write the run's output"))
+            else:
+                recorder.closed.set_result(None)
+            self.recorders.discard(recorder)
 
-    def _write(
-        self,
-        events: list[dict[str, Any]],
-        new_rows: list[dict[str, Any]],
-        updates: list[tuple[int, dict[str, Any]]],
-        run_fields: dict[str, Any],
-        last_seq: int | None,
-    ) -> list[tuple[int, int]]:
-        close_old_connections()
-        created: list[tuple[int, int]] = []
-        with transaction.atomic():
-            if new_rows:
-                conversation = Conversation.objects.select_for_update().get(pk=self.conversation_id)
-                first = conversation.last_message_seq + 1
-                messages = [
-                    Message(conversation_id=self.conversation_id, run_id=self.run.pk,
-                            seq=first + offset, **row)
-                    for offset, row in enumerate(new_rows)
-                ]  # fmt: skip
-                conversation.last_message_seq = first + len(messages) - 1
-                conversation.save(update_fields=["last_message_seq", "updated_at"])
-                Message.objects.bulk_create(messages)
-                created = [(m.pk, m.seq) for m in messages]
-            for pk, row in updates:
-                Message.objects.filter(pk=pk).update(**row)
-            if events:
-                RunEvent.objects.bulk_create(
-                    RunEvent(run_id=self.run.pk, seq=e["seq"], type=e["type"], data=e)
-                    for e in events
-                )
-            fields: dict[str, Any] = {"heartbeat_at": timezone.now(), **run_fields}
-            if last_seq is not None:
-                fields["last_event_seq"] = last_seq
-            Run.objects.filter(pk=self.run.pk).update(**fields)
-        return created
+    async def _publish(self, batch: Batch) -> None:
+        if not batch.events:
+            return
+        recorder = batch.recorder
+        message = {
+            "type": "run.events",
+            "run_id": recorder.run_id,
+            "events": batch.events,
+            "counters": recorder.counters,
+        }
+        group = conversation_group(recorder.conversation_id)
+        try:
+            await asyncio.wait_for(self.layer.group_send(group, message), PUBLISH_TIMEOUT_SECONDS)
+        except Exception as error:  # best-effort: clients catch up from the database
+            now = time.monotonic()
+            if now - self._publish_failed_at > 10:
+                logger.warning("publishing run events failed (clients catch up): %r", error)
+            self._publish_failed_at = now
+
+
+def _write_all(batches: list[Batch]) -> list[list[tuple[int, int]] | None]:
+    with transaction.atomic():
+        return [_write(batch) for batch in batches]
+
+
+def _write_each(batches: list[Batch]) -> list[list[tuple[int, int]] | None]:
+    results: list[list[tuple[int, int]] | None] = []
+    for batch in batches:
+        try:
+            with transaction.atomic():
+                results.append(_write(batch))
+        except Exception:
+            logger.exception("writing run %s failed; kept for the next try", batch.recorder.run_id)
+            results.append(None)
+    return results
+
+
+def _write(batch: Batch) -> list[tuple[int, int]]:
+    recorder = batch.recorder
+    created: list[tuple[int, int]] = []
+    if batch.new_rows:
+        conversation = Conversation.objects.select_for_update().get(pk=recorder.conversation_id)
+        first = conversation.last_message_seq + 1
+        messages = [
+            Message(conversation_id=recorder.conversation_id, run_id=recorder.run.pk,
+                    seq=first + offset, **row)
+            for offset, row in enumerate(batch.new_rows)
+        ]  # fmt: skip
+        conversation.last_message_seq = first + len(messages) - 1
+        conversation.save(update_fields=["last_message_seq", "updated_at"])
+        Message.objects.bulk_create(messages)
+        created = [(m.pk, m.seq) for m in messages]
+    for pk, row in batch.updates:
+        Message.objects.filter(pk=pk).update(**row)
+    if batch.events:
+        RunEvent.objects.bulk_create(
+            RunEvent(run_id=recorder.run.pk, seq=e["seq"], type=e["type"], data=e)
+            for e in batch.events
+        )
+    fields: dict[str, Any] = {"heartbeat_at": timezone.now(), **batch.run_fields}
+    if batch.events:
+        fields["last_event_seq"] = batch.events[-1]["seq"]
+    Run.objects.filter(pk=recorder.run.pk).update(**fields)
+    return created
 
 
 def _row(message: Message) -> dict[str, Any]:

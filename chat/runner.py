@@ -1,23 +1,21 @@
 """Running the engine for one run inside a Celery worker (the task is a thin wrapper).
 
 A run is claimed with a compare-and-set on its row (queued → running), so a
-task delivered twice, or to two workers, drives the run once. While it runs,
-the `RunRecorder` writes the main chain and the events, and refreshes the
-run's heartbeat; a cancel arrives as a Redis key that the engine polls.
+task delivered twice, or to two workers, drives the run once. It then runs on
+the process's run host (`chat.host`): its `RunRecorder` keeps the main chain and
+the events for the host's journal to write, the host refreshes its heartbeat,
+and a stop arrives as a Redis key (or a database flag) that the host polls.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 from dataclasses import dataclass
 from typing import Any
 
-import redis.asyncio as aioredis
-from channels.layers import get_channel_layer
 from django.conf import settings
-from django.db import close_old_connections, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from agents.builtin_tools import builtin_tools
@@ -29,9 +27,8 @@ from agents.offline_model import OFFLINE_MODEL_NAME, OfflineModel
 from agents.state import AgentState
 from agents.state import RunStatus as EngineStatus
 from agents.tree import create_tree
-from chat import services
 from chat.models import Message, Role, Run, RunStatus
-from chat.recorder import DatabaseThread, RunRecorder, cancel_key
+from chat.recorder import RunRecorder
 
 logger = logging.getLogger(__name__)
 
@@ -48,54 +45,14 @@ class Job:
 
 
 def execute_run(run_id: str) -> None:
-    """Claim and drive one run to its end or pause (blocking; called in a worker thread)."""
-    asyncio.run(_execute(run_id))
+    """Hand the run to this process's run host (which claims it) and return."""
+    from chat.host import run_host
+
+    run_host().submit(run_id)
 
 
-async def _execute(run_id: str) -> None:
-    database = DatabaseThread()
-    layer = get_channel_layer()
-    try:
-        job = await database(_claim, run_id)
-        if job is None:
-            logger.info("run %s: nothing to do (already claimed or not queued)", run_id)
-            return
-        recorder = RunRecorder(
-            job.run,
-            database,
-            flush_interval=settings.ORACLE_STREAM_FLUSH_SECONDS,
-            # Well inside the timeout after which the run counts as interrupted.
-            heartbeat_interval=min(5.0, settings.ORACLE_RUN_HEARTBEAT_TIMEOUT / 6),
-        )
-        await recorder.start()
-        redis = aioredis.Redis.from_url(settings.REDIS_URL)
-
-        async def cancelled() -> bool:
-            try:
-                return bool(await redis.exists(cancel_key(run_id)))
-            except aioredis.RedisError:
-                return False
-
-        try:
-            result = await _drive(job, recorder, CancelToken(check=cancelled, poll_interval=0.2))
-        except Exception:
-            logger.exception("run %s failed inside the engine", run_id)
-            await recorder.close()  # keep what was produced, then explain the ending
-            await database(services.run_interrupt, run_id=run_id, notice=services.FAILED_NOTICE)
-            raise
-        else:
-            await recorder.close(**_outcome(result))
-            await redis.delete(cancel_key(run_id))
-        finally:
-            await redis.aclose()
-    finally:
-        await database.close()
-        close_pools = getattr(layer, "close_pools", None)
-        if close_pools is not None:
-            await close_pools()
-
-
-async def _drive(job: Job, recorder: RunRecorder, cancel: CancelToken) -> RunResult:
+async def drive(job: Job, recorder: RunRecorder, cancel: CancelToken) -> RunResult:
+    """Run the engine for the job's action, recording as it goes."""
     deps = RunDeps(
         model=model_for(model_name(job.config)),
         tree=create_tree(job.run.conversation.skill, job.config, job.operator),
@@ -134,7 +91,7 @@ def model_for(name: str) -> Model:
     )
 
 
-def _outcome(result: RunResult) -> dict[str, Any]:
+def outcome(result: RunResult) -> dict[str, Any]:
     state = result.state
     paused = state.status is EngineStatus.PAUSED
     total = state.total
@@ -162,8 +119,8 @@ def user_config(user: Any) -> tuple[AgentConfig, OperatorLimits]:
     return agent_config_for(user=user), operator_limits()
 
 
-def _claim(run_id: str) -> Job | None:
-    close_old_connections()
+def claim(run_id: str) -> Job | None:
+    """Take a queued run (compare-and-set, so a run is driven once) with what it needs."""
     now = timezone.now()
     with transaction.atomic():
         claimed = Run.objects.filter(pk=run_id, status=RunStatus.QUEUED).update(

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import logging
 from datetime import timedelta
 
+import redis
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
@@ -16,7 +19,10 @@ from chat.recorder import cancel_key, conversation_group
 from ops.heartbeat import redis_client
 from oracle.celery import app as celery_app
 
+logger = logging.getLogger(__name__)
 TITLE_MAX = 200
+# How long a queued run may wait for its task before a worker's sweeper takes it.
+QUEUED_GRACE_SECONDS = 5.0
 
 
 class InvalidInput(ValueError):
@@ -91,9 +97,28 @@ class RunConflict(Exception):
 
 def _enqueue(run: Run) -> None:
     """Queue the run for a worker once the transaction that queued it has committed.
-    By name: the web process need not import the engine (nor LiteLLM) to do it."""
+    By name: the web process need not import the engine (nor LiteLLM) to do it.
+
+    With the broker away the run stays `queued` and the request still succeeds: a
+    worker's sweeper picks up runs queued longer than `QUEUED_GRACE_SECONDS`."""
     run_id = str(run.pk)
-    transaction.on_commit(lambda: celery_app.send_task("chat.execute_run", args=[run_id]))
+    Run.objects.filter(pk=run.pk).update(queued_at=timezone.now())
+    transaction.on_commit(lambda: _send_run(run_id))
+
+
+def _send_run(run_id: str) -> None:
+    try:
+        celery_app.send_task("chat.execute_run", args=[run_id], retry=False)
+    except Exception as error:  # the broker is away: the sweeper takes the run later
+        logger.warning("run %s stays queued until a worker sweeps it: %r", run_id, error)
+
+
+def runs_waiting_for_a_worker() -> list[str]:
+    """Runs queued longer than `QUEUED_GRACE_SECONDS` ago: their task never reached a
+    worker (or was lost with the broker's data). Oldest first."""
+    cutoff = timezone.now() - timedelta(seconds=QUEUED_GRACE_SECONDS)
+    waiting = Run.objects.filter(status=RunStatus.QUEUED, queued_at__lt=cutoff)
+    return [str(pk) for pk in waiting.order_by("queued_at").values_list("pk", flat=True)[:100]]
 
 
 def _next_seq(conversation: Conversation) -> int:
@@ -144,7 +169,14 @@ def run_cancel(*, run: Run) -> Run:
         return run_stop_paused(run=run)
     if run.status == RunStatus.FINISHED:
         return run
-    redis_client().set(cancel_key(run.pk), "1", ex=3600)
+    # The database holds the request (a worker reads it within seconds, even with Redis
+    # away); the Redis key makes it take effect within a fifth of a second.
+    now = timezone.now()
+    Run.objects.filter(pk=run.pk).update(cancel_requested_at=now)
+    try:
+        redis_client(timeout=1.0).set(cancel_key(run.pk), str(now.timestamp()), ex=3600)
+    except redis.RedisError as error:
+        logger.warning("stop of run %s goes through the database only: %r", run.pk, error)
     with transaction.atomic():
         still_queued = Run.objects.filter(
             pk=run.pk, status=RunStatus.QUEUED, pending_action="start"
@@ -174,8 +206,12 @@ def _requeue(run: Run, action: str, allowed: dict[str, object]) -> Run:
         locked.status = RunStatus.QUEUED
         locked.pending_action = action
         locked.finished_at = None
-        locked.save(update_fields=["status", "pending_action", "finished_at"])
-        redis_client().delete(cancel_key(run.pk))
+        locked.cancel_requested_at = None
+        locked.save(update_fields=["status", "pending_action", "finished_at",
+                                   "cancel_requested_at"])  # fmt: skip
+        # A key left behind names a time before this queuing: the host ignores it.
+        with contextlib.suppress(redis.RedisError):
+            redis_client(timeout=1.0).delete(cancel_key(run.pk))
         _enqueue(locked)
     return locked
 
@@ -199,6 +235,10 @@ def run_stop_paused(*, run: Run) -> Run:
 
 INTERRUPTED_NOTICE = (
     "The worker running this answer was lost. What it produced is kept above; "
+    "press Resume to pick the run up where it stopped."
+)
+WORKER_STOPPED_NOTICE = (
+    "The worker running this answer was stopped. What it produced is kept above; "
     "press Resume to pick the run up where it stopped."
 )
 FAILED_NOTICE = (
@@ -274,9 +314,14 @@ def _write_interruption(run: Run, notice: str) -> list[dict[str, object]]:
 
 
 def _publish(run: Run, events: list[dict[str, object]]) -> None:
+    """Best-effort: the events are saved, and pages catch up from the database."""
     layer = get_channel_layer()
-    if layer is not None:
+    if layer is None:
+        return
+    try:
         async_to_sync(layer.group_send)(
             conversation_group(run.conversation_id),
             {"type": "run.events", "run_id": str(run.pk), "events": events},
         )
+    except Exception as error:
+        logger.warning("publishing the end of run %s failed (pages catch up): %r", run.pk, error)

@@ -1,6 +1,10 @@
 """Every worker looks, every few seconds, for runs whose worker died (no heartbeat),
 and marks them `interrupted` so their owners see it and can Resume them. Pages and
-the API look too when asked about a run, so this also works with no worker left."""
+the API look too when asked about a run, so this also works with no worker left.
+
+It also takes runs that stayed `queued` with no task behind them (posted while the
+broker was away, or lost with its data): the claim makes sure each runs once.
+On the worker's shutdown, the runs it hosts get a grace period to finish."""
 
 from __future__ import annotations
 
@@ -16,7 +20,8 @@ _stop = threading.Event()
 
 
 def _sweep_forever() -> None:
-    from chat.services import runs_mark_interrupted
+    from chat.host import run_host
+    from chat.services import runs_mark_interrupted, runs_waiting_for_a_worker
 
     interval = max(1.0, settings.ORACLE_RUN_HEARTBEAT_TIMEOUT / 3)
     try:
@@ -25,6 +30,10 @@ def _sweep_forever() -> None:
             try:
                 for run in runs_mark_interrupted():
                     logger.warning("run %s lost its worker: marked interrupted", run.pk)
+                for run_id in runs_waiting_for_a_worker():
+                    if not run_host().try_submit(run_id):
+                        break
+                    logger.warning("run %s was queued with no task: taken by the sweeper", run_id)
             except Exception:  # the database may be briefly away; try again next time
                 logger.exception("could not look for interrupted runs")
     finally:
@@ -37,7 +46,10 @@ def _on_worker_ready(**_: object) -> None:
 
 
 def _on_worker_shutdown(**_: object) -> None:
+    from chat.host import shutdown_host
+
     _stop.set()
+    shutdown_host(settings.ORACLE_WORKER_SHUTDOWN_GRACE)
 
 
 def connect_worker_signals() -> None:

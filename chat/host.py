@@ -1,0 +1,270 @@
+"""The run host: one event loop per worker process, hosting every agent run of that process.
+
+Why one loop: runs are I/O-bound (a model stream, a tool), so one loop holds
+hundreds of them. They share one channel-layer connection pool and one Redis
+client, so no run's ending can close another's connections (each run used to
+bring its own loop and close the layer's pools when done, under the other runs'
+feet). One `Journal` commits every run's output in one transaction per tick, one
+thread refreshes every run's heartbeat, and one poll asks Redis (one MGET)
+whether any run was stopped, so the database and Redis see a constant load per
+worker process rather than one per run.
+
+A Celery task hands its run to the host and returns: the task's thread is free
+again, and a host takes up to `ORACLE_WORKER_MAX_RUNS` runs before tasks wait.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+import time
+from concurrent.futures import Future
+from dataclasses import dataclass
+
+import redis.asyncio as aioredis
+from channels.layers import get_channel_layer
+from django.conf import settings
+from django.db import close_old_connections, connections
+from django.utils import timezone
+
+from agents.cancel import CancelToken
+from chat import services
+from chat.models import Run, RunStatus
+from chat.recorder import DatabaseThread, Journal, RunRecorder, cancel_key
+
+logger = logging.getLogger(__name__)
+
+CANCEL_POLL_SECONDS = 0.2
+
+
+@dataclass
+class HostedRun:
+    recorder: RunRecorder
+    cancel: CancelToken
+    task: asyncio.Task[None]
+    queued_at: float  # a stop key written before this (an earlier round's) is ignored
+
+
+class RunHost:
+    """Hosts runs on an event loop of its own thread. `submit` from any thread."""
+
+    def __init__(self, *, max_runs: int) -> None:
+        self.max_runs = max_runs
+        self._slots = threading.BoundedSemaphore(max_runs)
+        self._start_lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._ready = threading.Event()
+        self._stop = threading.Event()
+        self.runs: dict[str, HostedRun] = {}  # on the loop only
+        self._ids_lock = threading.Lock()
+        self._ids: set[str] = set()  # a copy for the heartbeat thread
+
+    # --- from other threads ----------------------------------------------------------
+
+    def submit(self, run_id: str) -> Future[None]:
+        """Host the run (claiming it first); waits while the host is full."""
+        self._slots.acquire()
+        try:
+            loop = self._started()
+            future = asyncio.run_coroutine_threadsafe(self._host(run_id), loop)
+        except BaseException:
+            self._slots.release()
+            raise
+        future.add_done_callback(lambda _: self._slots.release())
+        return future
+
+    def try_submit(self, run_id: str) -> bool:
+        """Host the run if there is room now; False when the host is full."""
+        if not self._slots.acquire(blocking=False):
+            return False
+        self._slots.release()
+        self.submit(run_id)
+        return True
+
+    def shutdown(self, grace: float) -> None:
+        """Let the runs finish for up to `grace` seconds; the rest end as interrupted
+        (what they produced is kept, Resume offered)."""
+        loop = self._loop
+        if loop is None or not self._thread or not self._thread.is_alive():
+            return
+        deadline = time.monotonic() + grace
+        while time.monotonic() < deadline and self.active_count():
+            time.sleep(0.1)
+        if self.active_count():
+            logger.warning("stopping with %d runs still going: interrupted", self.active_count())
+        with contextlib.suppress(Exception):
+            asyncio.run_coroutine_threadsafe(self._interrupt_all(), loop).result(timeout=15)
+        self._stop.set()
+        loop.call_soon_threadsafe(loop.stop)
+        self._thread.join(timeout=10)
+
+    def active_count(self) -> int:
+        with self._ids_lock:
+            return len(self._ids)
+
+    def _started(self) -> asyncio.AbstractEventLoop:
+        with self._start_lock:
+            if self._loop is None:
+                self._thread = threading.Thread(target=self._serve, name="oracle-runs", daemon=True)
+                self._thread.start()
+                self._ready.wait(30)
+                beat = threading.Thread(target=self._beat, name="oracle-run-beat", daemon=True)
+                beat.start()
+            assert self._loop is not None
+            return self._loop
+
+    def _serve(self) -> None:
+        loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
+        self.database = DatabaseThread(threads=1, name="oracle-journal")
+        self.claims = DatabaseThread(threads=4, name="oracle-run-db")
+        self.layer = get_channel_layer()
+        self.redis = aioredis.Redis.from_url(
+            settings.REDIS_URL, socket_timeout=2, socket_connect_timeout=2
+        )
+        self.journal = Journal(
+            self.database, self.layer, interval=settings.ORACLE_STREAM_FLUSH_SECONDS
+        )
+        background = [
+            loop.create_task(self.journal.run_forever()),
+            loop.create_task(self._poll_cancels()),
+        ]
+        self._loop = loop
+        self._ready.set()
+        try:
+            loop.run_forever()
+        finally:
+            for task in background:
+                task.cancel()
+            self.database.close()
+            self.claims.close()
+
+    def _beat(self) -> None:
+        """Every hosted run's heartbeat, from a thread of its own, so that a busy event
+        loop (a slow import, a long tool) is not mistaken for a dead worker. Also reads
+        stops asked for while Redis was away (kept in the database)."""
+        interval = min(5.0, settings.ORACLE_RUN_HEARTBEAT_TIMEOUT / 6)
+        while not self._stop.wait(interval):
+            with self._ids_lock:
+                ids = list(self._ids)
+            if not ids:
+                continue
+            try:
+                close_old_connections()
+                Run.objects.filter(pk__in=ids, status=RunStatus.RUNNING).update(
+                    heartbeat_at=timezone.now()
+                )
+                stopped = Run.objects.filter(pk__in=ids, cancel_requested_at__isnull=False)
+                for run_id in stopped.values_list("pk", flat=True):
+                    self._cancel_threadsafe(str(run_id))
+            except Exception:  # the database may be briefly away; try again next time
+                logger.exception("could not refresh the runs' heartbeat")
+        connections.close_all()
+
+    def _cancel_threadsafe(self, run_id: str) -> None:
+        loop = self._loop
+        if loop is not None:
+            loop.call_soon_threadsafe(self._cancel, run_id)
+
+    def _cancel(self, run_id: str) -> None:
+        hosted = self.runs.get(run_id)
+        if hosted is not None:
+            hosted.cancel.cancel()
+
+    # --- on the loop -------------------------------------------------------------------
+
+    async def _host(self, run_id: str) -> None:
+        from chat.runner import claim, drive, outcome
+
+        job = await self.claims(claim, run_id)
+        if job is None:
+            logger.info("run %s: nothing to do (already claimed or not queued)", run_id)
+            return
+        recorder = RunRecorder(job.run, self.journal)
+        self.journal.add(recorder)
+        cancel = CancelToken()
+        task = asyncio.current_task()
+        assert task is not None
+        queued_at = job.run.queued_at.timestamp() if job.run.queued_at else 0.0
+        self.runs[run_id] = HostedRun(recorder, cancel, task, queued_at)
+        with self._ids_lock:
+            self._ids.add(run_id)
+        try:
+            try:
+                result = await drive(job, recorder, cancel)
+            except asyncio.CancelledError:
+                await self._end_interrupted(recorder, services.WORKER_STOPPED_NOTICE)
+                raise
+            except Exception:
+                logger.exception("run %s failed inside the engine", run_id)
+                await self._end_interrupted(recorder, services.FAILED_NOTICE)
+            else:
+                await recorder.close(**outcome(result))
+                with contextlib.suppress(aioredis.RedisError, OSError):
+                    await self.redis.delete(cancel_key(run_id))
+        finally:
+            self.runs.pop(run_id, None)
+            with self._ids_lock:
+                self._ids.discard(run_id)
+
+    async def _end_interrupted(self, recorder: RunRecorder, notice: str) -> None:
+        """Keep what was produced, then explain the ending (resumable)."""
+        await recorder.close()
+        await self.claims(services.run_interrupt, run_id=recorder.run_id, notice=notice)
+
+    async def _poll_cancels(self) -> None:
+        """One MGET for every hosted run's stop key, every `CANCEL_POLL_SECONDS`."""
+        failing_since = 0.0
+        while True:
+            await asyncio.sleep(CANCEL_POLL_SECONDS)
+            ids = list(self.runs)
+            if not ids:
+                continue
+            try:
+                values = await self.redis.mget([cancel_key(run_id) for run_id in ids])
+            except (aioredis.RedisError, OSError) as error:
+                if not failing_since:
+                    logger.warning("cannot read stop requests from Redis: %r", error)
+                failing_since = failing_since or time.monotonic()
+                continue
+            if failing_since:
+                logger.info("Redis answers again: stop requests are read from it")
+                failing_since = 0.0
+            for run_id, value in zip(ids, values, strict=True):
+                hosted = self.runs.get(run_id)
+                if value is not None and hosted is not None and _when(value) >= hosted.queued_at:
+                    hosted.cancel.cancel()
+
+    async def _interrupt_all(self) -> None:
+        tasks = [hosted.task for hosted in self.runs.values()]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _when(value: bytes) -> float:
+    try:
+        return float(value)
+    except ValueError:
+        return float("inf")  # a key written by hand: stop
+
+
+_host: RunHost | None = None
+_host_lock = threading.Lock()
+
+
+def run_host() -> RunHost:
+    """This process's run host."""
+    global _host
+    with _host_lock:
+        if _host is None:
+            _host = RunHost(max_runs=settings.ORACLE_WORKER_MAX_RUNS)
+        return _host
+
+
+def shutdown_host(grace: float) -> None:
+    if _host is not None:
+        _host.shutdown(grace)
