@@ -28,6 +28,8 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import close_old_connections, connections
 from django.utils import timezone
+from redis.asyncio.retry import Retry as AsyncRetry
+from redis.backoff import NoBackoff
 
 from agents.cancel import CancelToken
 from chat import services
@@ -122,8 +124,11 @@ class RunHost:
         self.database = DatabaseThread(threads=1, name="oracle-journal")
         self.claims = DatabaseThread(threads=4, name="oracle-run-db")
         self.layer = get_channel_layer()
-        self.redis = aioredis.Redis.from_url(
-            settings.REDIS_URL, socket_timeout=2, socket_connect_timeout=2
+        self.redis = aioredis.Redis.from_url(  # no retries: the next poll is the retry
+            settings.REDIS_URL,
+            socket_timeout=2,
+            socket_connect_timeout=2,
+            retry=AsyncRetry(NoBackoff(), 0),
         )
         self.journal = Journal(
             self.database, self.layer, interval=settings.ORACLE_STREAM_FLUSH_SECONDS

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 from datetime import timedelta
 
@@ -279,11 +280,26 @@ def _write_interruption(run: Run, notice: str) -> list[dict[str, object]]:
     from agents.wording import final_message
 
     conversation = Conversation.objects.select_for_update().get(pk=run.conversation_id)
-    partial = run.messages.filter(role=Role.ASSISTANT).order_by("-seq").first()
-    text = final_message(TerminationReason.INTERRUPTED, None, partial.content if partial else "")
-    if partial is not None and not partial.metadata.get("tool_calls"):
+    # The answer being streamed when the run stopped, if any: the run's last message,
+    # still a draft. A finished step (one that called tools) or an earlier round's
+    # answer is left as it is, and not quoted again.
+    last = run.messages.order_by("-seq").first()
+    streaming = (
+        last is not None
+        and last.role == Role.ASSISTANT
+        and not last.metadata.get("final")
+        and not last.metadata.get("tool_calls")
+    )
+    text = final_message(TerminationReason.INTERRUPTED, None, last.content if streaming else "")
+    if streaming:
+        assert last is not None
+        partial = last
         partial.content = text
         partial.metadata = {**partial.metadata, "final": True}
+        tokens, cost = _cut_off_usage(run, last.content)
+        run.tokens += tokens
+        run.cost_usd = round(run.cost_usd + cost, 6)
+        Run.objects.filter(pk=run.pk).update(tokens=run.tokens, cost_usd=run.cost_usd)
     else:
         partial = Message(conversation=conversation, run=run, seq=_next_seq(conversation),
                           role=Role.ASSISTANT, metadata={"final": True}, content=text)  # fmt: skip
@@ -311,6 +327,23 @@ def _write_interruption(run: Run, notice: str) -> list[dict[str, object]]:
     )
     Run.objects.filter(pk=run.pk).update(last_event_seq=seq + 3)
     return events
+
+
+def _cut_off_usage(run: Run, streamed: str) -> tuple[int, float]:
+    """Tokens and cost of the model call that the interruption cut off, estimated: its
+    provider sends the usage only at the end. The prompt is the run's last checkpoint."""
+    from agents.state import AgentState
+    from chat.runner import model_for, model_name, user_config
+
+    try:
+        model = model_for(model_name(user_config(run.conversation.owner)[0]))
+        messages = AgentState.from_json(json.dumps(run.state)).messages if run.state else []
+        prompt = model.count_tokens(messages)
+        completion = (len(streamed) + 3) // 4  # about four characters a token
+        return prompt + completion, model.price(prompt, completion)
+    except Exception:  # an estimate must never stop the interruption being recorded
+        logger.exception("could not estimate the cut-off call of run %s", run.pk)
+        return 0, 0.0
 
 
 def _publish(run: Run, events: list[dict[str, object]]) -> None:

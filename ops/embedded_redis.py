@@ -21,6 +21,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 
 class EmbeddedRedisError(RuntimeError):
@@ -44,7 +46,9 @@ class EmbeddedRedis:
     def is_running(self) -> bool:
         if not self.socket_path.exists():
             return False
-        client = redis.Redis(unix_socket_path=str(self.socket_path), socket_timeout=1)
+        client = redis.Redis(
+            unix_socket_path=str(self.socket_path), socket_timeout=1, retry=Retry(NoBackoff(), 0)
+        )
         try:
             return bool(client.ping())
         except redis.RedisError:
@@ -94,6 +98,10 @@ class EmbeddedRedis:
             "--dir", str(self.folder),
             "--dbfilename", "dump.rdb",
             "--save", "60 1",
+            # Queued tasks and channel groups survive a crash of the server (losing at
+            # most a second), so a restarted server carries on where it stopped.
+            "--appendonly", "yes",
+            "--appendfsync", "everysec",
         ]  # fmt: skip
         result = subprocess.run(command, capture_output=True, text=True, check=False)
         if result.returncode != 0:

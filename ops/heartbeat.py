@@ -15,6 +15,8 @@ import time
 import redis
 from celery.signals import worker_ready, worker_shutdown
 from django.conf import settings
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 logger = logging.getLogger(__name__)
 
@@ -27,9 +29,14 @@ _hostname: str | None = None
 
 
 def redis_client(timeout: float = 2.0) -> redis.Redis:
-    """A client of the configured (or embedded) Redis."""
+    """A client of the configured (or embedded) Redis that fails at once when Redis is
+    away (redis-py would otherwise retry with backoff for up to ~15 s): its callers
+    answer a request or try again on their next round."""
     return redis.Redis.from_url(
-        settings.REDIS_URL, socket_timeout=timeout, socket_connect_timeout=timeout
+        settings.REDIS_URL,
+        socket_timeout=timeout,
+        socket_connect_timeout=timeout,
+        retry=Retry(NoBackoff(), 0),
     )
 
 

@@ -3,12 +3,14 @@ what it wrote is kept and explained, and Resume picks it up again."""
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 import pytest
 from django.contrib.auth.models import User
 from django.utils import timezone
 
+from agents.state import AgentState
 from chat.models import Message, Role, Run, RunEvent, RunStatus
 from chat.services import (
     FAILED_NOTICE,
@@ -19,6 +21,7 @@ from chat.services import (
 )
 
 pytestmark = pytest.mark.django_db(transaction=True)
+QUESTION = {"role": "user", "content": "Q"}
 
 
 def running_run(owner: User, *, heartbeat_age: float) -> Run:
@@ -27,7 +30,7 @@ def running_run(owner: User, *, heartbeat_age: float) -> Run:
     run = Run.objects.create(
         conversation=conversation, status=RunStatus.RUNNING, user_message=question,
         heartbeat_at=timezone.now() - timedelta(seconds=heartbeat_age), last_event_seq=4,
-        state={"run_id": "x"},
+        state=json.loads(AgentState(run_id="x", messages=[QUESTION]).to_json()),
     )  # fmt: skip
     Message.objects.create(conversation=conversation, run=run, seq=2, role=Role.ASSISTANT,
                            content="Half an answer", metadata={"final": False})  # fmt: skip
@@ -65,3 +68,55 @@ def test_only_runs_without_a_fresh_heartbeat_are_swept(alice: User, settings) ->
     alive.refresh_from_db()
     assert alive.status == RunStatus.RUNNING
     assert runs_mark_interrupted() == []  # once only
+
+
+def test_the_cut_off_call_is_counted_from_what_it_streamed(alice: User) -> None:
+    run = running_run(alice, heartbeat_age=0)
+    Run.objects.filter(pk=run.pk).update(tokens=100)
+
+    run_interrupt(run_id=run.pk, notice=FAILED_NOTICE)
+
+    run.refresh_from_db()
+    assert run.tokens > 100  # "Half an answer" was paid for, though no usage came
+    finished = RunEvent.objects.get(run=run, type="run.finished")
+    assert finished.data["tokens"] == run.tokens
+
+
+def test_a_finished_tool_step_is_not_quoted_again(alice: User) -> None:
+    run = running_run(alice, heartbeat_age=0)
+    step = run.messages.get(role=Role.ASSISTANT)
+    step.content = "Let me calculate that."
+    step.metadata = {"final": False, "tool_calls": [{"id": "c1", "name": "calculator"}]}
+    step.save()
+    Message.objects.create(conversation=run.conversation, run=run, seq=3, role=Role.TOOL,
+                           content="6", metadata={"id": "c1", "status": "done"})  # fmt: skip
+    run.conversation.last_message_seq = 3
+    run.conversation.save()
+    Run.objects.filter(pk=run.pk).update(tokens=100)
+
+    run_interrupt(run_id=run.pk, notice=FAILED_NOTICE)
+
+    answers = list(run.messages.filter(role=Role.ASSISTANT).order_by("seq"))
+    assert answers[0].content == "Let me calculate that."  # left as it was
+    assert "Let me calculate that." not in answers[-1].content
+    assert answers[-1].termination_reason == "interrupted"
+    run.refresh_from_db()
+    assert run.tokens == 100  # no call was streaming: nothing to add
+
+
+def test_an_earlier_rounds_answer_is_left_alone(alice: User) -> None:
+    run = running_run(alice, heartbeat_age=0)
+    earlier = run.messages.get(role=Role.ASSISTANT)
+    earlier.content = "The answer of the first round."
+    earlier.metadata = {"final": True, "tool_calls": []}
+    earlier.termination_reason = "cancelled"
+    earlier.save()
+
+    run_interrupt(run_id=run.pk, notice=FAILED_NOTICE)
+
+    earlier.refresh_from_db()
+    assert earlier.content == "The answer of the first round."
+    assert earlier.termination_reason == "cancelled"
+    latest = run.messages.filter(role=Role.ASSISTANT).order_by("-seq").first()
+    assert latest is not None and latest.pk != earlier.pk
+    assert "first round" not in latest.content

@@ -2,9 +2,16 @@
 
 Migrates the database, makes sure Redis answers (the embedded one when
 `REDIS_URL` is unset; settings start it), then runs daphne and one Celery
-worker as child processes, prints the URL, and on Ctrl-C or SIGTERM stops the
-children and the embedded Redis before exiting. If a child dies on its own,
-the rest are stopped too and the command exits non-zero.
+worker as child processes, prints the URL, and supervises them: a child that
+dies is started again after a backoff (0.5 s, doubling to 30 s; back to 0.5 s
+once it has run a minute), with a log line, while the others keep serving. The
+embedded Redis is watched the same way. Ctrl-C or SIGTERM stops the children
+and the embedded Redis, then exits.
+
+Written here rather than with supervisord or circus: each child must die with
+this process (PR_SET_PDEATHSIG, so a killed `make run` leaves nothing behind),
+the embedded Redis is started under a file lock that other Oracle processes
+share, and the whole loop is a few dozen lines.
 """
 
 from __future__ import annotations
@@ -15,14 +22,44 @@ import socket
 import subprocess
 import sys
 import time
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from ops.embedded_redis import embedded_redis_for
+from ops.embedded_redis import EmbeddedRedisError, embedded_redis_for
 from ops.lifecycle import die_with_parent
+
+BACKOFF_FIRST = 0.5
+BACKOFF_MAX = 30.0
+HEALTHY_AFTER = 60.0  # a child that ran this long starts again from the first backoff
+REDIS_CHECK_SECONDS = 1.0
+
+
+@dataclass
+class Supervised:
+    """A thing to keep alive: when it is down, start it again after `delay`."""
+
+    name: str
+    failures: int = 0
+    started_at: float = field(default_factory=time.monotonic)
+    next_start: float | None = None  # when it is down: when to start it again
+
+    def went_down(self, now: float) -> float:
+        if now - self.started_at >= HEALTHY_AFTER:
+            self.failures = 0
+        delay = min(BACKOFF_MAX, BACKOFF_FIRST * 2**self.failures)
+        self.failures += 1
+        self.next_start = now + delay
+        return delay
+
+    def due(self, now: float) -> bool:
+        return self.next_start is not None and now >= self.next_start
+
+    def started(self, now: float) -> None:
+        self.started_at, self.next_start = now, None
 
 
 class Command(BaseCommand):
@@ -61,16 +98,29 @@ class Command(BaseCommand):
                   "--pool", "threads", "--concurrency", str(options["concurrency"]),
                   "--hostname", f"oracle-{os.getpid()}@%h", "--loglevel", "INFO",
                   "--without-gossip", "--without-mingle"]  # fmt: skip
-        children = {"daphne": self._spawn(daphne), "worker": self._spawn(worker)}
-        exit_code = 0
+        commands = {"daphne": daphne, "worker": worker}
+        children = {name: self._spawn(command) for name, command in commands.items()}
+        watch = {name: Supervised(name) for name in [*commands, "redis"]}
         announced = False
+        redis_checked = time.monotonic()
         try:
             while not self._stopping:
+                now = time.monotonic()
                 for name, process in children.items():
-                    if process.poll() is not None:
-                        self.stderr.write(f"{name} exited with status {process.returncode}.")
-                        exit_code = 1
-                        self._stopping = True
+                    state = watch[name]
+                    if state.next_start is None and process.poll() is not None:
+                        delay = state.went_down(now)
+                        self.stderr.write(
+                            f"{name} exited with status {process.returncode}; "
+                            f"starting it again in {delay:.1f} s."
+                        )
+                    elif state.due(now):
+                        children[name] = self._spawn(commands[name])
+                        state.started(now)
+                        self.stderr.write(f"{name} started again (pid {children[name].pid}).")
+                if settings.EMBEDDED_REDIS and now - redis_checked >= REDIS_CHECK_SECONDS:
+                    redis_checked = now
+                    self._watch_redis(watch["redis"], now)
                 if not announced and _port_open(host, port):
                     shown = "localhost" if host in ("127.0.0.1", "0.0.0.0") else host
                     self.stdout.write(
@@ -81,8 +131,25 @@ class Command(BaseCommand):
                 time.sleep(0.2)
         finally:
             self._shutdown(children)
-        if exit_code:
-            sys.exit(exit_code)
+
+    def _watch_redis(self, state: Supervised, now: float) -> None:
+        """Start the embedded Redis again if it stopped answering."""
+        embedded = embedded_redis_for(settings.VAR_DIR)
+        if state.next_start is None:
+            if embedded.is_running():
+                return
+            state.next_start = now  # the first try at once, then with backoff
+            self.stderr.write("The embedded Redis stopped answering; starting it again.")
+        if not state.due(now):
+            return
+        try:
+            embedded.ensure_running()
+        except EmbeddedRedisError as problem:
+            delay = state.went_down(now)
+            self.stderr.write(f"{problem}; trying again in {delay:.1f} s.")
+            return
+        state.started(now)
+        self.stderr.write(f"The embedded Redis is back on {settings.REDIS_URL}.")
 
     def _request_stop(self, signum: int, frame: object) -> None:
         self._stopping = True
