@@ -11,6 +11,7 @@ never misses or repeats an event.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import uuid
@@ -26,6 +27,7 @@ from chat.recorder import COUNTERS, conversation_group
 logger = logging.getLogger(__name__)
 MAX_FRAME_BYTES = 4096
 CATCH_UP_SECONDS = 2.0
+REJOIN_ROUNDS = 5
 
 
 class ConversationConsumer(AsyncWebsocketConsumer):
@@ -40,14 +42,17 @@ class ConversationConsumer(AsyncWebsocketConsumer):
         self.views: dict[str, RunView] = {}
         self.sent: dict[str, int] = {}
         self.lock = asyncio.Lock()
-        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self._join()  # with Redis away, the page is fed from the database alone
         await self.accept()
         self.catch_up = asyncio.create_task(self._catch_up_loop())
 
     async def disconnect(self, code: int) -> None:
         if hasattr(self, "group"):
-            await self.channel_layer.group_discard(self.group, self.channel_name)
             self.catch_up.cancel()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(
+                    self.channel_layer.group_discard(self.group, self.channel_name), 2
+                )
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         frame = text_data if text_data is not None else (bytes_data or b"").decode(errors="replace")
@@ -86,10 +91,24 @@ class ConversationConsumer(AsyncWebsocketConsumer):
                 self.views[run_id].set_counters(message["counters"])
             await self._feed(run_id, message["events"])
 
+    async def _join(self) -> None:
+        """Join the conversation's group (again: a restarted Redis may have lost it)."""
+        try:
+            await asyncio.wait_for(self.channel_layer.group_add(self.group, self.channel_name), 2)
+        except Exception as error:
+            logger.warning(
+                "conversation %s: no live events for now: %r", self.conversation_id, error
+            )
+
     async def _catch_up_loop(self) -> None:
-        """Whatever the channel layer may have dropped at the end of a run arrives anyway."""
+        """Whatever the channel layer may have dropped (a run's last batch, everything
+        while Redis was away) arrives anyway, from the database."""
+        rounds = 0
         while True:
             await asyncio.sleep(CATCH_UP_SECONDS)
+            rounds += 1
+            if rounds % REJOIN_ROUNDS == 0:
+                await self._join()
             try:
                 async with self.lock:
                     for run_id, view in list(self.views.items()):

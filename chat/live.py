@@ -18,7 +18,7 @@ from channels.layers import get_channel_layer
 from chat.recorder import conversation_group
 
 logger = logging.getLogger(__name__)
-RESUBSCRIBE_SECONDS = 5.0
+REJOIN_SECONDS = 5.0
 
 
 class Subscription:
@@ -30,24 +30,26 @@ class Subscription:
         self.run_id = run_id
         self.layer = get_channel_layer()
         self.channel: str | None = None
-        self._failed_at = 0.0
+        self._failed_at = self._joined_at = -REJOIN_SECONDS
 
     @property
     def live(self) -> bool:
         return self.channel is not None
 
     async def open(self) -> None:
-        if self.channel is not None or self.layer is None:
+        """Join the group; again now and then (a restarted Redis may have lost it)."""
+        if self.layer is None:
             return
-        if time.monotonic() - self._failed_at < RESUBSCRIBE_SECONDS:
+        now = time.monotonic()
+        if now - (self._failed_at if self.channel is None else self._joined_at) < REJOIN_SECONDS:
             return
         try:
-            channel = await self.layer.new_channel()
+            channel = self.channel or await self.layer.new_channel()
             await asyncio.wait_for(self.layer.group_add(self.group, channel), 2.0)
         except Exception as error:  # the layer is away: the database alone serves
             self._failed(error)
             return
-        self.channel = channel
+        self.channel, self._joined_at = channel, now
 
     async def next(self, wait: float) -> list[dict[str, Any]] | None:
         if self.channel is None:

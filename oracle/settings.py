@@ -183,7 +183,7 @@ CACHES = {
 
 CHANNEL_LAYERS = {
     "default": {
-        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        "BACKEND": "ops.channel_layer.ResilientRedisChannelLayer",
         # redis-py 8 reads with a 5 s timeout by default, the same 5 s that channels-redis
         # blocks waiting for a message: an idle socket would then fail at random. Give
         # the read room above the block.
