@@ -324,7 +324,9 @@ class Journal:
 
 def _write_all(batches: list[Batch]) -> list[list[tuple[int, int]] | None]:
     with transaction.atomic():
-        return [_write(batch) for batch in batches]
+        created: list[list[tuple[int, int]] | None] = [_write_rows(b) for b in batches]
+        RunEvent.objects.bulk_create(event for batch in batches for event in _events(batch))
+    return created
 
 
 def _write_each(batches: list[Batch]) -> list[list[tuple[int, int]] | None]:
@@ -332,14 +334,23 @@ def _write_each(batches: list[Batch]) -> list[list[tuple[int, int]] | None]:
     for batch in batches:
         try:
             with transaction.atomic():
-                results.append(_write(batch))
+                created = _write_rows(batch)
+                RunEvent.objects.bulk_create(_events(batch))
+            results.append(created)
         except Exception:
             logger.exception("writing run %s failed; kept for the next try", batch.recorder.run_id)
             results.append(None)
     return results
 
 
-def _write(batch: Batch) -> list[tuple[int, int]]:
+def _events(batch: Batch) -> list[RunEvent]:
+    run_id = batch.recorder.run.pk
+    return [RunEvent(run_id=run_id, seq=e["seq"], type=e["type"], data=e) for e in batch.events]
+
+
+def _write_rows(batch: Batch) -> list[tuple[int, int]]:
+    """Write a batch's messages and run fields (its events are written by the caller);
+    returns the (pk, seq) of the messages it created."""
     recorder = batch.recorder
     created: list[tuple[int, int]] = []
     if batch.new_rows:
@@ -356,11 +367,6 @@ def _write(batch: Batch) -> list[tuple[int, int]]:
         created = [(m.pk, m.seq) for m in messages]
     for pk, row in batch.updates:
         Message.objects.filter(pk=pk).update(**row)
-    if batch.events:
-        RunEvent.objects.bulk_create(
-            RunEvent(run_id=recorder.run.pk, seq=e["seq"], type=e["type"], data=e)
-            for e in batch.events
-        )
     fields: dict[str, Any] = {"heartbeat_at": timezone.now(), **batch.run_fields}
     if batch.events:
         fields["last_event_seq"] = batch.events[-1]["seq"]
