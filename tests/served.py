@@ -114,8 +114,8 @@ class ServedOracle:
                 return pid
         raise AssertionError(f"no {name} under serve")
 
-    def kill(self, pid: int) -> None:
-        os.kill(pid, signal.SIGKILL)
+    def kill(self, pid: int, sig: int = signal.SIGKILL) -> None:
+        os.kill(pid, sig)
 
     def kill_embedded_redis(self) -> None:
         self.kill(int((self.folder / "var" / "redis" / "redis.pid").read_text().strip()))

@@ -5,6 +5,7 @@ the stack serves again with no one restarting anything by hand."""
 
 from __future__ import annotations
 
+import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -217,3 +218,35 @@ def test_a_killed_daphne_is_replaced_and_the_stream_resumes_exactly(
     seqs = [event["seq"] for event in listener.events]
     assert seqs == list(range(1, len(seqs) + 1))  # every event once, in order
     assert_serving(served, client, fake_provider)
+
+
+def test_a_stopped_worker_ends_its_runs_as_interrupted_at_once(
+    tmp_path: Path, fake_provider: FakeServer
+) -> None:
+    served = ServedOracle(
+        tmp_path,
+        ORACLE_MODEL="openai/fake-model",
+        ORACLE_API_BASE=fake_provider.base_url,
+        ORACLE_API_KEY="fake-key",
+        ORACLE_WORKER_SHUTDOWN_GRACE="1",
+    ).start()
+    try:
+        client = served.client(served.create_user("wes"))
+        fake_provider.set_script([STREAM, {"text": ["All ", "done."]}])
+        conversation, run_id = start_conversation(client, "Talk for a while")
+        wait_streaming(client, conversation)
+
+        served.kill(served.child("worker"), signal.SIGTERM)  # a deploy, a Ctrl-C
+
+        run = wait_until_finished(client, run_id, 20)  # no 30 s wait for a heartbeat
+        assert run["reason"] == "interrupted"
+        kept = answers(client, conversation)[-1]["content"]
+        assert SENT.startswith(kept.split("\n\n", 1)[1])
+        messages = client.get(f"/api/conversations/{conversation}/").json()["messages"]
+        assert "was stopped" in messages[-1]["content"] and "Resume" in messages[-1]["content"]
+        served.wait_healthy(60)
+        assert client.post(f"/api/runs/{run_id}/continue/").status_code == 202
+        assert wait_until_finished(client, run_id, 60)["reason"] == "completed"
+        assert answers(client, conversation)[-1]["content"] == "All done."
+    finally:
+        served.stop()
