@@ -239,7 +239,7 @@ class RunRecorder:
 class Journal:
     """Writes every hosted run's batches in one transaction per tick, then publishes them.
 
-    One per worker process (see `chat.host`). A tick comes at most every `interval`
+    One per worker process (see `chat.host`). Ticks start at most every `interval`
     seconds while anything is pending; a run that is closing is written at once.
     """
 
@@ -265,12 +265,17 @@ class Journal:
             await self._wake.wait()
             self._wake.clear()
             self._now.clear()
+            began = time.monotonic()
             try:
                 await self.tick()
             except Exception:  # never let one bad tick end the writing of every run
                 logger.exception("writing the runs' output failed; trying again")
-            with contextlib.suppress(TimeoutError):  # coalesce what streams meanwhile
-                await asyncio.wait_for(self._now.wait(), self.interval)
+            # Coalesce what streams meanwhile. Under load a tick takes longer than the
+            # interval, and the next one starts at once with a bigger batch.
+            rest = self.interval - (time.monotonic() - began)
+            if rest > 0:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._now.wait(), rest)
 
     async def tick(self) -> None:
         batches = [recorder.take() for recorder in list(self.recorders)]

@@ -1,0 +1,105 @@
+"""The journal writes what runs produce, whatever happens to publishing: the
+database is the source of truth that pages and SSE clients catch up from."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.contrib.auth.models import User
+
+from chat.models import Message, Role, Run, RunEvent, RunStatus
+from chat.recorder import DatabaseThread, Journal, RunRecorder
+from chat.services import conversation_create
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+class BrokenLayer:
+    """A channel layer whose Redis is away."""
+
+    def __init__(self) -> None:
+        self.tries = 0
+
+    async def group_send(self, group: str, message: dict[str, Any]) -> None:
+        self.tries += 1
+        raise ConnectionError("Redis is away")
+
+
+class Layer:
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+
+    async def group_send(self, group: str, message: dict[str, Any]) -> None:
+        self.sent.append(message)
+
+
+def new_run(owner: User) -> Run:
+    conversation = conversation_create(owner=owner)
+    return Run.objects.select_related("conversation").get(
+        pk=Run.objects.create(conversation=conversation, status=RunStatus.RUNNING).pk
+    )
+
+
+async def stream(recorder: RunRecorder, words: list[str]) -> None:
+    for word in words:
+        await recorder({"type": "assistant.delta", "text": word})
+        await asyncio.sleep(0.002)
+    await recorder({"type": "assistant.message", "text": "".join(words), "final": True})
+    await recorder({"type": "run.finished", "reason": "completed", "tokens": 7})
+
+
+async def journal_with(layer: Any) -> tuple[Journal, asyncio.Task[None], DatabaseThread]:
+    database = DatabaseThread()
+    journal = Journal(database, layer, interval=0.01)
+    return journal, asyncio.create_task(journal.run_forever()), database
+
+
+async def test_a_failed_publish_never_stops_the_writing(alice: User) -> None:
+    run = await sync_to_async(new_run)(alice)
+    layer = BrokenLayer()
+    journal, task, database = await journal_with(layer)
+    recorder = RunRecorder(run, journal)
+    journal.add(recorder)
+    words = [f"w{i} " for i in range(60)]
+
+    await stream(recorder, words)
+    await recorder.close(status=RunStatus.FINISHED, reason="completed")
+    task.cancel()
+    database.close()
+
+    assert layer.tries >= 2  # it kept trying, and kept writing
+    answer = await Message.objects.aget(run=run, role=Role.ASSISTANT)
+    assert answer.content == "".join(words)
+    saved = [e async for e in RunEvent.objects.filter(run=run).order_by("seq")]
+    assert [e.seq for e in saved] == list(range(1, len(saved) + 1))
+    streamed = "".join(e.data["text"] for e in saved if e.type == "assistant.delta")
+    assert streamed == "".join(words)
+    await run.arefresh_from_db()
+    assert (run.status, run.reason, run.last_event_seq) == ("finished", "completed", len(saved))
+
+
+async def test_runs_written_together_keep_their_own_order(alice: User, bob: User) -> None:
+    first, second = await sync_to_async(new_run)(alice), await sync_to_async(new_run)(bob)
+    layer = Layer()
+    journal, task, database = await journal_with(layer)
+    recorders = [RunRecorder(first, journal), RunRecorder(second, journal)]
+    for recorder in recorders:
+        journal.add(recorder)
+
+    await asyncio.gather(
+        stream(recorders[0], [f"a{i} " for i in range(40)]),
+        stream(recorders[1], [f"b{i} " for i in range(40)]),
+    )
+    await asyncio.gather(*(recorder.close() for recorder in recorders))
+    task.cancel()
+    database.close()
+
+    for run, letter in ((first, "a"), (second, "b")):
+        answer = await Message.objects.aget(run=run, role=Role.ASSISTANT)
+        assert answer.content == "".join(f"{letter}{i} " for i in range(40))
+        published = [e for m in layer.sent if m["run_id"] == str(run.pk) for e in m["events"]]
+        assert [e["seq"] for e in published] == list(range(1, len(published) + 1))
+        assert len(published) == await RunEvent.objects.filter(run=run).acount()
