@@ -14,7 +14,7 @@ from django.views.decorators.csrf import csrf_exempt
 
 from chat import selectors, services
 from chat.api_auth import api_endpoint, authenticate, error
-from chat.live import Subscription
+from chat.live import hub
 from chat.models import Conversation, Message, Run, RunEvent, RunStatus
 
 MAX_BODY_BYTES = 256 * 1024
@@ -218,11 +218,11 @@ async def run_events(request: HttpRequest, run_id: str) -> HttpResponse:
         return error(400, "Last-Event-ID must be an event number.")
 
     async def stream(last: int) -> AsyncIterator[str]:
-        live = Subscription(run.conversation_id, str(run.pk))
+        # Subscribed before reading the database: nothing falls in between.
+        live = await hub().subscribe(run.conversation_id)
         quiet_since = time.monotonic()
         try:
             while True:
-                await live.open()  # subscribed before reading: nothing falls in between
                 status, events = await sync_to_async(_saved_after)(run.pk, last)
                 while True:
                     for event in events:
@@ -238,16 +238,16 @@ async def run_events(request: HttpRequest, run_id: str) -> HttpResponse:
                         elif status in (RunStatus.FINISHED, RunStatus.PAUSED):
                             return  # everything was sent; nothing more until a Continue
                         status = RunStatus.RUNNING
-                        pushed = await live.next(SSE_CATCH_UP_SECONDS)
+                        pushed = await live.next(SSE_CATCH_UP_SECONDS, run_id=str(run.pk))
                         if pushed is not None:
-                            events = [event for event in pushed if event["seq"] > last]
+                            events = [e for e in pushed["events"] if e["seq"] > last]
                             continue
                         if time.monotonic() - quiet_since > SSE_KEEPALIVE_SECONDS:
                             quiet_since = time.monotonic()
                             yield ": keep-alive\n\n"
-                    break  # a gap, a quiet spell or no live channel: back to the database
+                    break  # a gap or a quiet spell: back to the database
         finally:
-            await live.close()
+            live.close()
 
     response = StreamingHttpResponse(stream(int(raw_last)), content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"

@@ -11,7 +11,6 @@ never misses or repeats an event.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import uuid
@@ -21,13 +20,13 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
 from chat.fragments import RunView
+from chat.live import hub
 from chat.models import Conversation, Run, RunEvent
-from chat.recorder import COUNTERS, conversation_group
+from chat.recorder import COUNTERS
 
 logger = logging.getLogger(__name__)
 MAX_FRAME_BYTES = 4096
 CATCH_UP_SECONDS = 2.0
-REJOIN_ROUNDS = 5
 
 
 class ConversationConsumer(AsyncWebsocketConsumer):
@@ -38,21 +37,21 @@ class ConversationConsumer(AsyncWebsocketConsumer):
             await self.close(code=4404)  # another user's conversation does not exist
             return
         self.conversation_id = conversation_id
-        self.group = conversation_group(conversation_id)
         self.views: dict[str, RunView] = {}
         self.sent: dict[str, int] = {}
         self.lock = asyncio.Lock()
-        await self._join()  # with Redis away, the page is fed from the database alone
+        self.live = await hub().subscribe(conversation_id)
         await self.accept()
-        self.catch_up = asyncio.create_task(self._catch_up_loop())
+        self.tasks = [
+            asyncio.create_task(self._forward_loop()),
+            asyncio.create_task(self._catch_up_loop()),
+        ]
 
     async def disconnect(self, code: int) -> None:
-        if hasattr(self, "group"):
-            self.catch_up.cancel()
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(
-                    self.channel_layer.group_discard(self.group, self.channel_name), 2
-                )
+        if hasattr(self, "live"):
+            self.live.close()
+            for task in self.tasks:
+                task.cancel()
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         frame = text_data if text_data is not None else (bytes_data or b"").decode(errors="replace")
@@ -80,8 +79,15 @@ class ConversationConsumer(AsyncWebsocketConsumer):
             self.sent[run_id] = last_seq
             await self._refill(run_id)
 
+    async def _forward_loop(self) -> None:
+        """Batches published by workers, in the order they come."""
+        while True:
+            batch = await self.live.next(3600)
+            if batch is not None:
+                await self.run_events(batch)
+
     async def run_events(self, message: dict[str, Any]) -> None:
-        """A batch published by a worker (group message type `run.events`)."""
+        """A batch published by a worker: a run's events after those it sent before."""
         run_id = message["run_id"]
         async with self.lock:
             if run_id not in self.views:  # a run that started after this page loaded
@@ -91,24 +97,11 @@ class ConversationConsumer(AsyncWebsocketConsumer):
                 self.views[run_id].set_counters(message["counters"])
             await self._feed(run_id, message["events"])
 
-    async def _join(self) -> None:
-        """Join the conversation's group (again: a restarted Redis may have lost it)."""
-        try:
-            await asyncio.wait_for(self.channel_layer.group_add(self.group, self.channel_name), 2)
-        except Exception as error:
-            logger.warning(
-                "conversation %s: no live events for now: %r", self.conversation_id, error
-            )
-
     async def _catch_up_loop(self) -> None:
-        """Whatever the channel layer may have dropped (a run's last batch, everything
-        while Redis was away) arrives anyway, from the database."""
-        rounds = 0
+        """Whatever was not pushed (everything while Redis was away, a batch dropped
+        behind a slow socket) arrives anyway, from the database."""
         while True:
             await asyncio.sleep(CATCH_UP_SECONDS)
-            rounds += 1
-            if rounds % REJOIN_ROUNDS == 0:
-                await self._join()
             try:
                 async with self.lock:
                     for run_id, view in list(self.views.items()):

@@ -1,11 +1,11 @@
 """The run host: one event loop per worker process, hosting every agent run of that process.
 
 Why one loop: runs are I/O-bound (a model stream, a tool), so one loop holds
-hundreds of them. They share one channel-layer connection pool and one Redis
-client, so no run's ending can close another's connections (each run used to
-bring its own loop and close the layer's pools when done, under the other runs'
-feet). One `Journal` commits every run's output in one transaction per tick, one
-thread refreshes every run's heartbeat, and one poll asks Redis (one MGET)
+hundreds of them. They share one Redis client, so no run's ending can close
+another's connections (each run used to bring its own loop and close the channel
+layer's pools when done, under the other runs' feet). One `Journal` commits
+every run's output in one transaction per tick and publishes it in one message,
+one thread refreshes every run's heartbeat, and one poll asks Redis (one MGET)
 whether any run was stopped, so the database and Redis see a constant load per
 worker process rather than one per run.
 
@@ -24,15 +24,13 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 
 import redis.asyncio as aioredis
-from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import close_old_connections, connections
 from django.utils import timezone
-from redis.asyncio.retry import Retry as AsyncRetry
-from redis.backoff import NoBackoff
 
 from agents.cancel import CancelToken
 from chat import services
+from chat.live import LIVE_CHANNEL, async_client
 from chat.models import Run, RunStatus
 from chat.recorder import DatabaseThread, Journal, RunRecorder, cancel_key
 
@@ -123,15 +121,13 @@ class RunHost:
         asyncio.set_event_loop(loop)
         self.database = DatabaseThread(threads=1, name="oracle-journal")
         self.claims = DatabaseThread(threads=4, name="oracle-run-db")
-        self.layer = get_channel_layer()
-        self.redis = aioredis.Redis.from_url(  # no retries: the next poll is the retry
-            settings.REDIS_URL,
-            socket_timeout=2,
-            socket_connect_timeout=2,
-            retry=AsyncRetry(NoBackoff(), 0),
-        )
+        self.redis = async_client()  # no retries: the next poll or tick is the retry
+
+        async def publish(message: str) -> None:
+            await self.redis.publish(LIVE_CHANNEL, message)
+
         self.journal = Journal(
-            self.database, self.layer, interval=settings.ORACLE_STREAM_FLUSH_SECONDS
+            self.database, publish, interval=settings.ORACLE_STREAM_FLUSH_SECONDS
         )
         background = [
             loop.create_task(self.journal.run_forever()),

@@ -4,8 +4,8 @@ and the events (`RunEvent` rows), then published to the conversation's channel g
 Each run has a `RunRecorder`, the engine's event sink, which folds events into
 message rows in memory. One `Journal` per worker process commits every run's
 pending rows and events together, in one transaction per tick, and only then
-publishes them. So a client never sees what the database does not have, and a
-reconnecting client reads the rest back from the database.
+publishes them, in one message (`chat.live`). So a client never sees what the
+database does not have, and a reconnecting client reads the rest back from it.
 
 Persisting is not best-effort, publishing is: a failed write is retried at the
 next tick with nothing dropped; a failed publish is logged and forgotten (the
@@ -19,6 +19,7 @@ import contextlib
 import json
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,20 +27,17 @@ from typing import Any
 from django.db import close_old_connections, connections, transaction
 from django.utils import timezone
 
+from chat.live import encode
 from chat.models import Conversation, Message, Role, Run, RunEvent
 
 logger = logging.getLogger(__name__)
+Publish = Callable[[str], Awaitable[Any]]  # sends one encoded message to every web process
 
 COUNTERS = ("iterations", "tool_calls", "tokens", "cost_usd", "elapsed_ms")
 PUBLISH_TIMEOUT_SECONDS = 2.0
 # A run whose rows cannot be written this many ticks in a row gives up closing (the
 # sweeper then marks it interrupted); other runs go on being written.
 MAX_WRITE_FAILURES = 50
-
-
-def conversation_group(conversation_id: object) -> str:
-    """The Channels group that a conversation's browsers listen on."""
-    return f"conversation.{conversation_id}"
 
 
 def cancel_key(run_id: object) -> str:
@@ -243,9 +241,9 @@ class Journal:
     seconds while anything is pending; a run that is closing is written at once.
     """
 
-    def __init__(self, database: DatabaseThread, layer: Any, *, interval: float) -> None:
+    def __init__(self, database: DatabaseThread, publish: Publish, *, interval: float) -> None:
         self.database = database
-        self.layer = layer
+        self.publish = publish
         self.interval = interval
         self.recorders: set[RunRecorder] = set()
         self._wake = asyncio.Event()
@@ -293,8 +291,7 @@ class Journal:
                     self._wake.set()
                 else:
                     batch.recorder.written(batch, created)
-            done = [b for b, r in zip(writes, results, strict=True) if r is not None]
-            await asyncio.gather(*(self._publish(batch) for batch in done))
+            await self._publish([b for b, r in zip(writes, results, strict=True) if r is not None])
         for batch in batches:
             recorder = batch.recorder
             if not batch.closing or recorder.closed is None or recorder.closed.done():
@@ -307,20 +304,23 @@ class Journal:
                 recorder.closed.set_result(None)
             self.recorders.discard(recorder)
 
-    async def _publish(self, batch: Batch) -> None:
-        if not batch.events:
+    async def _publish(self, written: list[Batch]) -> None:
+        """One message for every run's new events (see `chat.live`), best-effort."""
+        batches = [
+            {
+                "conversation_id": str(batch.recorder.conversation_id),
+                "run_id": batch.recorder.run_id,
+                "events": batch.events,
+                "counters": batch.recorder.counters,
+            }
+            for batch in written
+            if batch.events
+        ]
+        if not batches:
             return
-        recorder = batch.recorder
-        message = {
-            "type": "run.events",
-            "run_id": recorder.run_id,
-            "events": batch.events,
-            "counters": recorder.counters,
-        }
-        group = conversation_group(recorder.conversation_id)
         try:
-            await asyncio.wait_for(self.layer.group_send(group, message), PUBLISH_TIMEOUT_SECONDS)
-        except Exception as error:  # best-effort: clients catch up from the database
+            await asyncio.wait_for(self.publish(encode(batches)), PUBLISH_TIMEOUT_SECONDS)
+        except Exception as error:  # clients catch up from the database
             now = time.monotonic()
             if now - self._publish_failed_at > 10:
                 logger.warning("publishing run events failed (clients catch up): %r", error)

@@ -8,15 +8,14 @@ import logging
 from datetime import timedelta
 
 import redis
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
+from chat.live import publish_now
 from chat.models import ApiToken, Conversation, Message, Role, Run, RunEvent, RunStatus
-from chat.recorder import cancel_key, conversation_group
+from chat.recorder import cancel_key
 from ops.heartbeat import redis_client
 from oracle.celery import app as celery_app
 
@@ -348,13 +347,5 @@ def _cut_off_usage(run: Run, streamed: str) -> tuple[int, float]:
 
 def _publish(run: Run, events: list[dict[str, object]]) -> None:
     """Best-effort: the events are saved, and pages catch up from the database."""
-    layer = get_channel_layer()
-    if layer is None:
-        return
-    try:
-        async_to_sync(layer.group_send)(
-            conversation_group(run.conversation_id),
-            {"type": "run.events", "run_id": str(run.pk), "events": events},
-        )
-    except Exception as error:
-        logger.warning("publishing the end of run %s failed (pages catch up): %r", run.pk, error)
+    batch = {"conversation_id": str(run.conversation_id), "run_id": str(run.pk), "events": events}
+    publish_now([batch])

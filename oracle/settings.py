@@ -181,18 +181,7 @@ CACHES = {
     }
 }
 
-CHANNEL_LAYERS = {
-    "default": {
-        "BACKEND": "ops.channel_layer.ResilientRedisChannelLayer",
-        # redis-py 8 reads with a 5 s timeout by default, the same 5 s that channels-redis
-        # blocks waiting for a message: an idle socket would then fail at random. Give
-        # the read room above the block.
-        "CONFIG": {
-            "hosts": [{"address": REDIS_URL, "socket_timeout": 15}],
-            "prefix": "oracle:channels",
-        },
-    }
-}
+# Live events go through Redis pub/sub (chat/live.py), not a Channels layer.
 
 # --- Celery ------------------------------------------------------------------
 # Agent runs are long and I/O-bound; the worker uses the thread pool (see README).

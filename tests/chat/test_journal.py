@@ -4,6 +4,7 @@ database is the source of truth that pages and SSE clients catch up from."""
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
@@ -17,23 +18,25 @@ from chat.services import conversation_create
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-class BrokenLayer:
-    """A channel layer whose Redis is away."""
+class BrokenRedis:
+    """Publishing to a Redis that is away."""
 
     def __init__(self) -> None:
         self.tries = 0
 
-    async def group_send(self, group: str, message: dict[str, Any]) -> None:
+    async def __call__(self, message: str) -> None:
         self.tries += 1
         raise ConnectionError("Redis is away")
 
 
-class Layer:
+class Redis:
+    """Publishing that works: the batches as a web process would receive them."""
+
     def __init__(self) -> None:
         self.sent: list[dict[str, Any]] = []
 
-    async def group_send(self, group: str, message: dict[str, Any]) -> None:
-        self.sent.append(message)
+    async def __call__(self, message: str) -> None:
+        self.sent.extend(json.loads(message)["runs"])
 
 
 def new_run(owner: User) -> Run:
@@ -51,16 +54,16 @@ async def stream(recorder: RunRecorder, words: list[str]) -> None:
     await recorder({"type": "run.finished", "reason": "completed", "tokens": 7})
 
 
-async def journal_with(layer: Any) -> tuple[Journal, asyncio.Task[None], DatabaseThread]:
+async def journal_with(publish: Any) -> tuple[Journal, asyncio.Task[None], DatabaseThread]:
     database = DatabaseThread()
-    journal = Journal(database, layer, interval=0.01)
+    journal = Journal(database, publish, interval=0.01)
     return journal, asyncio.create_task(journal.run_forever()), database
 
 
 async def test_a_failed_publish_never_stops_the_writing(alice: User) -> None:
     run = await sync_to_async(new_run)(alice)
-    layer = BrokenLayer()
-    journal, task, database = await journal_with(layer)
+    redis = BrokenRedis()
+    journal, task, database = await journal_with(redis)
     recorder = RunRecorder(run, journal)
     journal.add(recorder)
     words = [f"w{i} " for i in range(60)]
@@ -70,7 +73,7 @@ async def test_a_failed_publish_never_stops_the_writing(alice: User) -> None:
     task.cancel()
     database.close()
 
-    assert layer.tries >= 2  # it kept trying, and kept writing
+    assert redis.tries >= 2  # it kept trying, and kept writing
     answer = await Message.objects.aget(run=run, role=Role.ASSISTANT)
     assert answer.content == "".join(words)
     saved = [e async for e in RunEvent.objects.filter(run=run).order_by("seq")]
@@ -83,8 +86,8 @@ async def test_a_failed_publish_never_stops_the_writing(alice: User) -> None:
 
 async def test_runs_written_together_keep_their_own_order(alice: User, bob: User) -> None:
     first, second = await sync_to_async(new_run)(alice), await sync_to_async(new_run)(bob)
-    layer = Layer()
-    journal, task, database = await journal_with(layer)
+    redis = Redis()
+    journal, task, database = await journal_with(redis)
     recorders = [RunRecorder(first, journal), RunRecorder(second, journal)]
     for recorder in recorders:
         journal.add(recorder)
@@ -100,6 +103,6 @@ async def test_runs_written_together_keep_their_own_order(alice: User, bob: User
     for run, letter in ((first, "a"), (second, "b")):
         answer = await Message.objects.aget(run=run, role=Role.ASSISTANT)
         assert answer.content == "".join(f"{letter}{i} " for i in range(40))
-        published = [e for m in layer.sent if m["run_id"] == str(run.pk) for e in m["events"]]
+        published = [e for m in redis.sent if m["run_id"] == str(run.pk) for e in m["events"]]
         assert [e["seq"] for e in published] == list(range(1, len(published) + 1))
         assert len(published) == await RunEvent.objects.filter(run=run).acount()
