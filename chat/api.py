@@ -14,7 +14,7 @@ from django.views.decorators.csrf import csrf_exempt
 
 from chat import selectors, services
 from chat.api_auth import api_endpoint, authenticate, error
-from chat.live import hub
+from chat.live import database_read, hub
 from chat.models import Conversation, Message, Run, RunEvent, RunStatus
 
 MAX_BODY_BYTES = 256 * 1024
@@ -223,7 +223,7 @@ async def run_events(request: HttpRequest, run_id: str) -> HttpResponse:
         quiet_since = time.monotonic()
         try:
             while True:
-                status, events = await sync_to_async(_saved_after)(run.pk, last)
+                status, events = await database_read(_saved_after)(run.pk, last)
                 while True:
                     for event in events:
                         if event["seq"] != last + 1:

@@ -16,11 +16,10 @@ import logging
 import uuid
 from typing import Any
 
-from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
 from chat.fragments import RunView
-from chat.live import hub
+from chat.live import database_read, hub
 from chat.models import Conversation, Run, RunEvent
 from chat.recorder import COUNTERS
 
@@ -154,19 +153,19 @@ def _uuid(value: str) -> uuid.UUID | None:
         return None
 
 
-@database_sync_to_async
+@database_read
 def _owns(user: Any, conversation_id: str) -> bool:
     key = _uuid(conversation_id)
     return key is not None and Conversation.objects.filter(owner=user, id=key).exists()
 
 
-@database_sync_to_async
+@database_read
 def _run_in(conversation_id: str, run_id: str) -> bool:
     key = _uuid(run_id)
     return key is not None and Run.objects.filter(conversation_id=conversation_id, id=key).exists()
 
 
-@database_sync_to_async
+@database_read
 def _events_after(run_id: str, seq: int) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The saved events after `seq`, and the run's counters as last saved."""
     counters = Run.objects.filter(pk=run_id).values(*COUNTERS).first() or {}

@@ -21,20 +21,36 @@ import contextlib
 import json
 import logging
 import time
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 import redis
 import redis.asyncio as aioredis
+from asgiref.sync import sync_to_async
 from django.conf import settings
+from django.db import close_old_connections
 from redis.asyncio.retry import Retry as AsyncRetry
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 LIVE_CHANNEL = "oracle:live"
 RETRY_SECONDS = 0.5
 QUEUE_SIZE = 1000  # batches a slow subscriber may lag; past it they are dropped (a gap)
+
+
+def database_read(function: Callable[..., T]) -> Callable[..., Awaitable[T]]:
+    """`function` (a read) made awaitable, run in the event loop's thread pool rather
+    than in the one thread Django keeps for sync code: the reads of many streams must
+    not queue behind each other, nor behind page views waiting on a database lock."""
+
+    def call(*args: Any, **kwargs: Any) -> T:
+        close_old_connections()  # a connection the database dropped is replaced
+        return function(*args, **kwargs)
+
+    return sync_to_async(call, thread_sensitive=False)
 
 
 def encode(batches: list[dict[str, Any]]) -> str:
