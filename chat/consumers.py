@@ -4,8 +4,9 @@ The browser says which run it shows and the last event `seq` it has
 (`{"type": "sync", "run_id": ..., "last_seq": N}`, on every (re)connect);
 the consumer replays the saved events after N, then forwards live ones. Every
 batch is checked against the last seq sent: a duplicate is dropped, and a gap
-(a lost channel-layer message) is filled from the database, so the browser
-never misses or repeats an event.
+(a lost publication) is filled from the database, so the browser never misses
+or repeats an event. Batches of a run the page has not named yet wait for its
+sync during the socket's first second (the page sends it as the socket opens).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 import uuid
 from typing import Any
 
@@ -26,6 +28,7 @@ from chat.recorder import COUNTERS
 logger = logging.getLogger(__name__)
 MAX_FRAME_BYTES = 4096
 CATCH_UP_SECONDS = 2.0
+SYNC_GRACE_SECONDS = 1.0
 
 
 class ConversationConsumer(AsyncWebsocketConsumer):
@@ -39,6 +42,8 @@ class ConversationConsumer(AsyncWebsocketConsumer):
         self.views: dict[str, RunView] = {}
         self.sent: dict[str, int] = {}
         self.lock = asyncio.Lock()
+        self.opened = time.monotonic()
+        self.deferred: set[str] = set()  # runs pushed before the page said what it has
         self.live = await hub().subscribe(conversation_id)
         await self.accept()
         self.tasks = [
@@ -74,6 +79,7 @@ class ConversationConsumer(AsyncWebsocketConsumer):
             return
         async with self.lock:
             # A fresh view fed every saved event; only those after last_seq are sent.
+            self.deferred.discard(run_id)
             self.views[run_id] = RunView(run_id)
             self.sent[run_id] = last_seq
             await self._refill(run_id)
@@ -89,12 +95,20 @@ class ConversationConsumer(AsyncWebsocketConsumer):
         """A batch published by a worker: a run's events after those it sent before."""
         run_id = message["run_id"]
         async with self.lock:
-            if run_id not in self.views:  # a run that started after this page loaded
-                self.views[run_id] = RunView(run_id)
-                self.sent[run_id] = 0
+            if run_id not in self.views:
+                if time.monotonic() - self.opened < SYNC_GRACE_SECONDS:
+                    # The page's sync, sent as the socket opens, says what it already
+                    # has of this run; sending it all now would show it twice.
+                    self.deferred.add(run_id)
+                    return
+                self._new_view(run_id)  # a run that started after this page loaded
             if message.get("counters"):
                 self.views[run_id].set_counters(message["counters"])
             await self._feed(run_id, message["events"])
+
+    def _new_view(self, run_id: str) -> None:
+        self.views[run_id] = RunView(run_id)
+        self.sent[run_id] = 0
 
     async def _catch_up_loop(self) -> None:
         """Whatever was not pushed (everything while Redis was away, a batch dropped
@@ -103,6 +117,10 @@ class ConversationConsumer(AsyncWebsocketConsumer):
             await asyncio.sleep(CATCH_UP_SECONDS)
             try:
                 async with self.lock:
+                    for run_id in self.deferred - set(self.views):  # no sync came for it
+                        self._new_view(run_id)
+                        await self._refill(run_id)
+                    self.deferred.clear()
                     for run_id, view in list(self.views.items()):
                         if view.status == "running":
                             await self._refill(run_id)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 import json
 import re
+import time
 
 import httpx
 import pytest
@@ -111,6 +112,31 @@ def test_a_reconnect_mid_stream_replays_without_gap_or_duplicate(
 
     assert seqs(second)[0] > last_seq
     assert streamed_text(first) + streamed_text(second) == "".join(CHUNKS)
+    wait_until_finished(client, run_id)
+
+
+def test_a_reconnect_whose_sync_comes_after_a_push_shows_nothing_twice(
+    stack: OracleStack, fake_provider: FakeServer
+) -> None:
+    token = stack.create_user("opal")
+    client = stack.client(token)
+    session = log_in(stack, "opal")
+    fake_provider.set_script([{"text": CHUNKS, "chunk_delay": 0.1}])
+    conversation, run_id = start_conversation(client, "Go slowly")
+    first: list[str] = []
+    with open_socket(stack, conversation, session) as socket:
+        socket.send(json.dumps({"type": "sync", "run_id": run_id, "last_seq": 0}))
+        read_until(socket, "part2", first)
+    last_seq = seqs(first)[-1]
+    second: list[str] = []
+
+    with open_socket(stack, conversation, session) as socket:
+        time.sleep(0.4)  # chunks are pushed meanwhile, before the page's sync is read
+        socket.send(json.dumps({"type": "sync", "run_id": run_id, "last_seq": last_seq}))
+        read_until(socket, 'data-status="finished"', second)
+
+    assert streamed_text(first) + streamed_text(second) == "".join(CHUNKS)
+    assert seqs(second)[0] > last_seq
     wait_until_finished(client, run_id)
 
 
