@@ -131,6 +131,9 @@ def _database() -> dict[str, object]:
                 "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
             }
         )
+        # Keep each thread's connection: opening one (and its PRAGMAs) for every
+        # query was the largest cost of streaming under load.
+        config.setdefault("CONN_MAX_AGE", None)
     else:
         config.setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=60))
         config.setdefault("CONN_HEALTH_CHECKS", True)
