@@ -20,6 +20,8 @@ A response is a dict; every key is optional:
   break_after: N (drop the connection after N chunks)
   error_after: N (after N chunks, an error event in the stream, as vLLM sends one)
   error: {"message", "code"} (that event's error; code 500 when not given)
+  stamp: true (streamed text chunk i is sent as "w{i}t{microseconds since the epoch} ",
+         stamped as it goes out, so a client can tell each token's age; bench/load.py)
 """
 
 from __future__ import annotations
@@ -217,7 +219,9 @@ class FakeServer:
         break_after = response.get("break_after")
         error_after = response.get("error_after")
         delay = float(response.get("chunk_delay", 0))
-        hang_at = 1 + len(_text_chunks(response)) if response.get("hang") else -1
+        text_count = len(_text_chunks(response))
+        hang_at = 1 + text_count if response.get("hang") else -1
+        stamp = bool(response.get("stamp"))
         for number, chunk in enumerate(chunks):
             if break_after is not None and number >= break_after:
                 writer.transport.abort()  # a broken stream: no terminating chunk
@@ -232,6 +236,8 @@ class FakeServer:
                 return False
             if number == hang_at:
                 return await self._hang(writer, client_gone, delay or 0.05)
+            if stamp and 1 <= number <= text_count:
+                chunk = _delta({"content": f"w{number - 1}t{time.time_ns() // 1000} "})
             await _send_chunk(writer, chunk)
         await _send_raw(writer, b"data: [DONE]\n\n")
         writer.write(b"0\r\n\r\n")
