@@ -411,13 +411,19 @@ async def log_in_all(url: str, count: int) -> list[str]:
 
 
 async def run_clients(
-    stack: Stack, sessions: list[str], clients: list[Conversation], limit_s: float
+    stack: Stack, sessions: list[str], clients: list[Conversation], limit_s: float, ramp: float
 ) -> float:
-    """All clients at once; the wall time from the first post to the last client done.
+    """All clients at once (or their starts spread over `ramp` seconds); the wall time
+    from the first post to the last client done.
 
     Stops them all if serve exits meanwhile (its figures would mean nothing)."""
     assert stack.serve is not None
     loop = asyncio.get_running_loop()
+
+    async def later(client: Conversation, work: Any) -> None:
+        await asyncio.sleep(ramp * client.number / max(1, len(clients)))
+        await work
+
     target = Target(stack.url, stack.tokens, sessions, loop.time() + limit_s)
     limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
     http_timeout = httpx.Timeout(60.0, connect=30.0)
@@ -425,7 +431,7 @@ async def run_clients(
         base_url=stack.url, trust_env=False, limits=limits, timeout=http_timeout
     ) as http:
         started = time.monotonic()
-        everyone = asyncio.gather(*(drive(c, http, target) for c in clients))
+        everyone = asyncio.gather(*(later(c, drive(c, http, target)) for c in clients))
         while not everyone.done():
             await asyncio.wait({everyone}, timeout=1)
             if not everyone.done() and stack.serve.poll() is not None:
@@ -822,6 +828,10 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--database", choices=("sqlite", "postgres"), default="sqlite")
     parser.add_argument("--redis", choices=("embedded", "system"), default="embedded")
     parser.add_argument("--concurrency", type=int, help="serve --concurrency (runs at once)")
+    parser.add_argument(
+        "--ramp", type=float, default=0.0,
+        help="spread the clients' starts evenly over this many seconds (0: all at once)",
+    )  # fmt: skip
     parser.add_argument("--timeout", type=float, default=300.0, help="bound of the load, s")
     parser.add_argument("--json", type=Path, help="write the figures here")
     parser.add_argument("--log", type=Path, help="keep serve's log here")
@@ -868,7 +878,7 @@ def measure(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
     database = stack.env["DATABASE_URL"].rsplit("/", 1)[-1] if args.database == "postgres" else None
     with Sampler(processes, database) as sampler:
         cpu_before = dict(sampler.cpu_s)
-        wall = asyncio.run(run_clients(stack, sessions, clients, args.timeout))
+        wall = asyncio.run(run_clients(stack, sessions, clients, args.timeout, args.ramp))
     own_after = resource.getrusage(resource.RUSAGE_SELF)
     cpu = {name: sampler.cpu_s[name] - cpu_before[name] for name in processes}
     cpu["clients"] = (own_after.ru_utime + own_after.ru_stime) - (
@@ -891,6 +901,7 @@ def measure(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
         "database": args.database,
         "redis": args.redis,
         "concurrency": args.concurrency,
+        "ramp_s": args.ramp,
         "code_from": stack.code_from,
         "cpus": os.cpu_count(),
         "loadavg_before": [round(v, 2) for v in loadavg_before],

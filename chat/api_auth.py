@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 from django.contrib.auth.decorators import login_not_required
@@ -19,6 +20,7 @@ from django.views.decorators.csrf import csrf_exempt
 from chat.models import ApiToken
 
 View = Callable[..., HttpResponse]
+LAST_USED_RESOLUTION = timedelta(minutes=1)
 
 
 def error(status: int, message: str, **extra: Any) -> JsonResponse:
@@ -37,7 +39,11 @@ def _bearer_user(request: HttpRequest) -> Any | None:
     )
     if token is None:
         return None
-    ApiToken.objects.filter(pk=token.pk).update(last_used_at=timezone.now())
+    now = timezone.now()
+    # "Last used" is shown to the minute: a write on every request would only make
+    # API calls wait on each other (and on the runs' writes) for the database's lock.
+    if token.last_used_at is None or now - token.last_used_at > LAST_USED_RESOLUTION:
+        ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
     return token.user
 
 
