@@ -135,8 +135,16 @@ def _database() -> dict[str, object]:
         # query was the largest cost of streaming under load.
         config.setdefault("CONN_MAX_AGE", None)
     else:
-        config.setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=60))
-        config.setdefault("CONN_HEALTH_CHECKS", True)
+        # A pool per process (psycopg's): Django's ASGI handler runs each request's sync
+        # code in a thread of its own, and with persistent connections every such thread
+        # kept one: 200 streams at once took all 100 of PostgreSQL's connections. Past
+        # the pool's size a request waits for a connection instead.
+        config["CONN_MAX_AGE"] = 0  # the pool keeps the connections (Django checks them)
+        config.setdefault("OPTIONS", {})["pool"] = {
+            "min_size": 1,
+            "max_size": env.int("DATABASE_POOL_SIZE", default=20),
+            "timeout": 30,
+        }
     return config
 
 
