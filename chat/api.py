@@ -14,7 +14,7 @@ from django.views.decorators.csrf import csrf_exempt
 
 from chat import selectors, services
 from chat.api_auth import api_endpoint, authenticate, error
-from chat.live import database_read, hub
+from chat.live import database_read, hub, release_connection
 from chat.models import Conversation, Message, Run, RunEvent, RunStatus
 
 MAX_BODY_BYTES = 256 * 1024
@@ -181,13 +181,16 @@ STREAM_ENDS = ("run.finished", "run.paused")
 
 
 def _sse_start(request: HttpRequest, run_id: str) -> tuple[HttpResponse | None, Run | None]:
-    problem = authenticate(request)
-    if problem is not None:
-        return problem, None
     try:
-        return None, _run_or_404(request, run_id)
-    except Http404:
-        return error(404, "No such run."), None
+        problem = authenticate(request)
+        if problem is not None:
+            return problem, None
+        try:
+            return None, _run_or_404(request, run_id)
+        except Http404:
+            return error(404, "No such run."), None
+    finally:
+        release_connection()  # not held for the whole stream
 
 
 def _saved_after(run_id: object, seq: int) -> tuple[str, list[dict[str, Any]]]:

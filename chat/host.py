@@ -154,7 +154,7 @@ class RunHost:
             if not ids:
                 continue
             try:
-                close_old_connections()
+                close_old_connections()  # and again below: a pooled one goes back
                 Run.objects.filter(pk__in=ids, status=RunStatus.RUNNING).update(
                     heartbeat_at=timezone.now()
                 )
@@ -163,6 +163,8 @@ class RunHost:
                     self._cancel_threadsafe(str(run_id))
             except Exception:  # the database may be briefly away; try again next time
                 logger.exception("could not refresh the runs' heartbeat")
+            finally:
+                close_old_connections()
         connections.close_all()
 
     def _cancel_threadsafe(self, run_id: str) -> None:

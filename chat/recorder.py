@@ -63,8 +63,13 @@ class DatabaseThread:
 
 
 def _fresh(function: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    close_old_connections()  # a connection the database dropped is replaced, not reused
-    return function(*args, **kwargs)
+    # Before: a connection the database dropped is replaced. After: a pooled one goes
+    # back to the pool (on SQLite the thread keeps its own).
+    close_old_connections()
+    try:
+        return function(*args, **kwargs)
+    finally:
+        close_old_connections()
 
 
 @dataclass

@@ -36,6 +36,8 @@ def _sweep_forever() -> None:
                     logger.warning("run %s was queued with no task: taken by the sweeper", run_id)
             except Exception:  # the database may be briefly away; try again next time
                 logger.exception("could not look for interrupted runs")
+            finally:
+                close_old_connections()  # a pooled connection goes back
     finally:
         connections.close_all()
 
