@@ -22,6 +22,7 @@ import threading
 import time
 from concurrent.futures import Future
 from dataclasses import dataclass
+from datetime import timedelta
 
 import redis.asyncio as aioredis
 from django.conf import settings
@@ -155,9 +156,14 @@ class RunHost:
                 continue
             try:
                 close_old_connections()  # and again below: a pooled one goes back
-                Run.objects.filter(pk__in=ids, status=RunStatus.RUNNING).update(
-                    heartbeat_at=timezone.now()
-                )
+                now = timezone.now()
+                # Runs the journal wrote meanwhile have a fresh heartbeat already;
+                # leaving their rows alone keeps out of the journal's transaction.
+                Run.objects.filter(
+                    pk__in=ids,
+                    status=RunStatus.RUNNING,
+                    heartbeat_at__lt=now - timedelta(seconds=interval),
+                ).update(heartbeat_at=now)
                 stopped = Run.objects.filter(pk__in=ids, cancel_requested_at__isnull=False)
                 for run_id in stopped.values_list("pk", flat=True):
                     self._cancel_threadsafe(str(run_id))

@@ -281,7 +281,9 @@ class Journal:
                     await asyncio.wait_for(self._now.wait(), rest)
 
     async def tick(self) -> None:
-        batches = [recorder.take() for recorder in list(self.recorders)]
+        # In one order (the runs' ids), so that two writers never wait on each other.
+        recorders = sorted(self.recorders, key=lambda recorder: recorder.run_id)
+        batches = [recorder.take() for recorder in recorders]
         batches = [b for b in batches if not b.empty or b.closing]
         writes = [b for b in batches if not b.empty]
         if writes:
