@@ -1,23 +1,42 @@
 from __future__ import annotations
 
+import queue
+import threading
+
 import redis
 from django.contrib.auth.decorators import login_not_required
-from django.db import connection
+from django.db import close_old_connections, connection
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from ops.heartbeat import live_worker_count, redis_client
 
+DATABASE_DEADLINE_SECONDS = 3.0
 
-def _check_database() -> str:
+
+def _query_database() -> str:
     try:
         with connection.cursor() as cursor:
             cursor.execute("SELECT 1")
             cursor.fetchone()
     except Exception as error:  # any driver error means "down"
         return f"error: {error.__class__.__name__}: {error}".strip()
+    finally:
+        close_old_connections()  # a pooled connection goes back
     return "ok"
+
+
+def _check_database() -> str:
+    """The database's answer, or an error when none comes within a few seconds (a
+    connection pool would otherwise wait 30 s for a database that is down)."""
+    answers: queue.Queue[str] = queue.Queue()
+    # A daemon thread: one still waiting must not keep the process from exiting.
+    threading.Thread(target=lambda: answers.put(_query_database()), daemon=True).start()
+    try:
+        return answers.get(timeout=DATABASE_DEADLINE_SECONDS)
+    except queue.Empty:
+        return f"error: no answer within {DATABASE_DEADLINE_SECONDS:.0f} s"
 
 
 @login_not_required
