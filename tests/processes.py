@@ -52,6 +52,20 @@ def manage(
     )
 
 
+def create_user(username: str, *, env: dict[str, str]) -> str:
+    """Create a user (password "correct horse battery") through `manage.py` with `env`;
+    returns an API token for them."""
+    code = (
+        "from django.contrib.auth.models import User;"
+        f"User.objects.create_user({username!r}, password='correct horse battery')"
+    )
+    created = manage("shell", "--no-imports", "-c", code, env=env)
+    assert created.returncode == 0, created.stderr
+    token = manage("create_api_token", username, env=env)
+    assert token.returncode == 0, token.stderr
+    return token.stdout.strip()
+
+
 def wait_for(check: Callable[[], T | None], timeout: float, interval: float = 0.1) -> T:
     """Poll until `check` returns something truthy; fail the test after `timeout` seconds."""
     deadline = time.monotonic() + timeout

@@ -109,15 +109,7 @@ class OracleStack:
 
     def create_user(self, username: str) -> str:
         """Create a user and return an API token for them."""
-        code = (
-            "from django.contrib.auth.models import User;"
-            f"User.objects.create_user({username!r}, password='correct horse battery')"
-        )
-        created = processes.manage("shell", "--no-imports", "-c", code, env=self.env)
-        assert created.returncode == 0, created.stderr
-        token = processes.manage("create_api_token", username, env=self.env)
-        assert token.returncode == 0, token.stderr
-        return token.stdout.strip()
+        return processes.create_user(username, env=self.env)
 
     def client(self, token: str) -> httpx.Client:
         return httpx.Client(

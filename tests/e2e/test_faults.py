@@ -8,6 +8,8 @@ from __future__ import annotations
 import signal
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +26,7 @@ pytestmark = pytest.mark.timeout(240)
 CHUNKS = [f"w{i} " for i in range(120)]
 SENT = "".join(CHUNKS)
 STREAM = {"text": CHUNKS, "chunk_delay": 0.025}  # three seconds of answer
+DONE = {"text": ["All ", "done."]}
 
 
 def answers(client: httpx.Client, conversation: str) -> list[dict[str, Any]]:
@@ -49,19 +52,64 @@ def assert_serving(served: ServedOracle, client: httpx.Client, provider: FakeSer
     assert answers(client, conversation)[-1]["content"] == "Back again."
 
 
-@pytest.fixture
-def served(tmp_path: Path, fake_provider: FakeServer) -> Iterator[ServedOracle]:
+@contextmanager
+def serving(folder: Path, provider: FakeServer, **env: str) -> Iterator[ServedOracle]:
+    """`manage.py serve` answering with the fake provider; stopped afterwards."""
+    folder.mkdir(exist_ok=True)
     oracle = ServedOracle(
-        tmp_path,
+        folder,
         ORACLE_MODEL="openai/fake-model",
-        ORACLE_API_BASE=fake_provider.base_url,
+        ORACLE_API_BASE=provider.base_url,
         ORACLE_API_KEY="fake-key",
         ORACLE_RUN_HEARTBEAT_TIMEOUT="3",
+        **env,
     ).start()
     try:
         yield oracle
     finally:
         oracle.stop()
+
+
+@dataclass
+class Streaming:
+    """A user's run, mid-stream, followed by an SSE client and (`page`) a page's socket."""
+
+    client: httpx.Client
+    conversation: str
+    run_id: str
+    listener: Listener
+    page: PageSocket | None
+
+    def assert_whole(self) -> None:
+        """It completed, and what was stored and shown is what the model sent."""
+        self.listener.wait(60)
+        assert wait_until_finished(self.client, self.run_id, 60)["reason"] == "completed"
+        assert answers(self.client, self.conversation)[-1]["content"] == SENT
+        assert self.listener.text == SENT
+        if self.page is not None:
+            self.page.wait(60)
+            assert self.page.text == SENT
+
+
+def start_streaming(
+    served: ServedOracle, provider: FakeServer, username: str, *, page: bool = False,
+    then: list[dict[str, Any]] | None = None, words: int = 10,
+) -> Streaming:  # fmt: skip
+    """A user asks; the model streams `STREAM` (then answers `then`); returns mid-stream."""
+    token = served.create_user(username)
+    client = served.client(token)
+    provider.set_script([STREAM, *(then or [])])
+    conversation, run_id = start_conversation(client, "Talk for a while")
+    listener = Listener(served, token, run_id)
+    socket = PageSocket(served, username, conversation, run_id) if page else None
+    wait_streaming(client, conversation, words)
+    return Streaming(client, conversation, run_id, listener, socket)
+
+
+@pytest.fixture
+def served(tmp_path: Path, fake_provider: FakeServer) -> Iterator[ServedOracle]:
+    with serving(tmp_path / "served", fake_provider) as oracle:
+        yield oracle
 
 
 @pytest.fixture
@@ -80,73 +128,38 @@ def system_redis(tmp_path: Path) -> Iterator[SystemRedis]:
 def served_on_system_redis(
     tmp_path: Path, fake_provider: FakeServer, system_redis: SystemRedis
 ) -> Iterator[ServedOracle]:
-    folder = tmp_path / "served"
-    folder.mkdir()
-    oracle = ServedOracle(
-        folder,
-        REDIS_URL=system_redis.url,
-        ORACLE_MODEL="openai/fake-model",
-        ORACLE_API_BASE=fake_provider.base_url,
-        ORACLE_API_KEY="fake-key",
-        ORACLE_RUN_HEARTBEAT_TIMEOUT="3",
-    ).start()
-    try:
+    with serving(tmp_path / "served", fake_provider, REDIS_URL=system_redis.url) as oracle:
         yield oracle
-    finally:
-        oracle.stop()
 
 
 def test_the_embedded_redis_killed_mid_run_loses_nothing_and_comes_back(
     served: ServedOracle, fake_provider: FakeServer
 ) -> None:
-    token = served.create_user("rita")
-    client = served.client(token)
-    fake_provider.set_script([STREAM])
-    conversation, run_id = start_conversation(client, "Talk for a while")
-    listener = Listener(served, token, run_id)
-    page = PageSocket(served, "rita", conversation, run_id)
-    wait_streaming(client, conversation)
+    run = start_streaming(served, fake_provider, "rita", page=True)
     worker = served.child("worker")
 
     served.kill_embedded_redis()  # make run's supervisor starts it again
 
-    listener.wait(60)
-    page.wait(60)
-    assert page.text == SENT
-    run = wait_until_finished(client, run_id, 60)
-    assert run["reason"] == "completed"
-    assert answers(client, conversation)[-1]["content"] == SENT
-    assert listener.text == SENT
+    run.assert_whole()
     assert served.child("worker") == worker  # the worker rode it out
     assert "The embedded Redis is back" in served.log.read_text()
-    assert_serving(served, client, fake_provider)
+    assert_serving(served, run.client, fake_provider)
 
 
 def test_a_system_redis_restarted_mid_run_loses_nothing(
     served_on_system_redis: ServedOracle, system_redis: SystemRedis, fake_provider: FakeServer
 ) -> None:
     served = served_on_system_redis
-    token = served.create_user("sam")
-    client = served.client(token)
-    fake_provider.set_script([STREAM])
-    conversation, run_id = start_conversation(client, "Talk for a while")
-    listener = Listener(served, token, run_id)
-    page = PageSocket(served, "sam", conversation, run_id)
-    wait_streaming(client, conversation)
+    run = start_streaming(served, fake_provider, "sam", page=True)
     worker = served.child("worker")
 
     system_redis.kill()
     time.sleep(1.5)
     system_redis.start()  # empty: no queue, no groups
 
-    listener.wait(60)
-    page.wait(60)
-    assert page.text == SENT
-    assert wait_until_finished(client, run_id, 60)["reason"] == "completed"
-    assert answers(client, conversation)[-1]["content"] == SENT
-    assert listener.text == SENT
+    run.assert_whole()
     assert served.child("worker") == worker
-    assert_serving(served, client, fake_provider)
+    assert_serving(served, run.client, fake_provider)
 
 
 def test_a_message_posted_while_redis_is_down_is_answered(
@@ -168,85 +181,60 @@ def test_a_message_posted_while_redis_is_down_is_answered(
     assert_serving(served, client, fake_provider)
 
 
+def assert_interrupted_then_resumed(served: ServedOracle, run: Streaming) -> None:
+    """The run ended `interrupted` keeping a prefix of what was sent (nothing doubled),
+    and Resume finishes it."""
+    assert wait_until_finished(run.client, run.run_id, 60)["reason"] == "interrupted"
+    kept = answers(run.client, run.conversation)[-1]["content"]
+    streamed = kept.split("\n\n", 1)[1]  # after the explanation
+    assert len(streamed.split()) >= 10
+    assert SENT.startswith(streamed)
+    messages = run.client.get(f"/api/conversations/{run.conversation}/").json()["messages"]
+    assert "Resume" in messages[-1]["content"]
+    served.wait_healthy(60)
+    assert run.client.post(f"/api/runs/{run.run_id}/continue/").status_code == 202
+    assert wait_until_finished(run.client, run.run_id, 60)["reason"] == "completed"
+    assert answers(run.client, run.conversation)[-1]["content"] == "All done."
+
+
 def test_a_killed_worker_is_replaced_and_its_run_keeps_what_it_streamed(
     served: ServedOracle, fake_provider: FakeServer
 ) -> None:
-    token = served.create_user("uma")
-    client = served.client(token)
-    fake_provider.set_script([STREAM, {"text": ["All ", "done."]}])
-    conversation, run_id = start_conversation(client, "Talk for a while")
-    listener = Listener(served, token, run_id)
-    wait_streaming(client, conversation, words=20)
+    run = start_streaming(served, fake_provider, "uma", then=[DONE], words=20)
     worker = served.child("worker")
 
     served.kill(worker)
 
-    listener.wait(60)  # the replacement worker's sweeper ends the run as interrupted
-    run = wait_until_finished(client, run_id, 60)
-    assert run["reason"] == "interrupted"
-    kept = answers(client, conversation)[-1]["content"]
-    streamed = kept.split("\n\n", 1)[1]  # after the explanation
-    assert len(streamed.split()) >= 20
-    assert SENT.startswith(streamed)  # a prefix of what was sent: nothing doubled
-    assert listener.text == SENT[: len(listener.text)]
-    assert SENT.startswith(listener.text) and streamed.startswith(listener.text.strip())
+    run.listener.wait(60)  # the replacement worker's sweeper ends the run as interrupted
+    assert SENT.startswith(run.listener.text)  # what the client saw: nothing doubled
     assert served.child("worker") != worker
-
-    assert client.post(f"/api/runs/{run_id}/continue/").status_code == 202
-    assert wait_until_finished(client, run_id, 60)["reason"] == "completed"
-    assert answers(client, conversation)[-1]["content"] == "All done."
-    assert_serving(served, client, fake_provider)
+    assert_interrupted_then_resumed(served, run)
+    assert_serving(served, run.client, fake_provider)
 
 
 def test_a_killed_daphne_is_replaced_and_the_stream_resumes_exactly(
     served: ServedOracle, fake_provider: FakeServer
 ) -> None:
-    token = served.create_user("vic")
-    client = served.client(token)
-    fake_provider.set_script([STREAM])
-    conversation, run_id = start_conversation(client, "Talk for a while")
-    listener = Listener(served, token, run_id)
-    wait_streaming(client, conversation)
+    run = start_streaming(served, fake_provider, "vic")
 
     served.kill(served.child("daphne"))
 
-    listener.wait(60)
-    assert listener.reconnects >= 1
-    assert wait_until_finished(client, run_id, 60)["reason"] == "completed"
-    assert answers(client, conversation)[-1]["content"] == SENT
-    assert listener.text == SENT
-    seqs = [event["seq"] for event in listener.events]
+    run.assert_whole()
+    assert run.listener.reconnects >= 1
+    seqs = [event["seq"] for event in run.listener.events]
     assert seqs == list(range(1, len(seqs) + 1))  # every event once, in order
-    assert_serving(served, client, fake_provider)
+    assert_serving(served, run.client, fake_provider)
 
 
 def test_a_stopped_worker_ends_its_runs_as_interrupted_at_once(
     tmp_path: Path, fake_provider: FakeServer
 ) -> None:
-    served = ServedOracle(
-        tmp_path,
-        ORACLE_MODEL="openai/fake-model",
-        ORACLE_API_BASE=fake_provider.base_url,
-        ORACLE_API_KEY="fake-key",
-        ORACLE_WORKER_SHUTDOWN_GRACE="1",
-    ).start()
-    try:
-        client = served.client(served.create_user("wes"))
-        fake_provider.set_script([STREAM, {"text": ["All ", "done."]}])
-        conversation, run_id = start_conversation(client, "Talk for a while")
-        wait_streaming(client, conversation)
+    with serving(tmp_path, fake_provider, ORACLE_WORKER_SHUTDOWN_GRACE="1") as served:
+        run = start_streaming(served, fake_provider, "wes", then=[DONE])
 
         served.kill(served.child("worker"), signal.SIGTERM)  # a deploy, a Ctrl-C
 
-        run = wait_until_finished(client, run_id, 20)  # no 30 s wait for a heartbeat
-        assert run["reason"] == "interrupted"
-        kept = answers(client, conversation)[-1]["content"]
-        assert SENT.startswith(kept.split("\n\n", 1)[1])
-        messages = client.get(f"/api/conversations/{conversation}/").json()["messages"]
-        assert "was stopped" in messages[-1]["content"] and "Resume" in messages[-1]["content"]
-        served.wait_healthy(60)
-        assert client.post(f"/api/runs/{run_id}/continue/").status_code == 202
-        assert wait_until_finished(client, run_id, 60)["reason"] == "completed"
-        assert answers(client, conversation)[-1]["content"] == "All done."
-    finally:
-        served.stop()
+        run.listener.wait(20)  # at once: no waiting for a heartbeat to go stale
+        messages = run.client.get(f"/api/conversations/{run.conversation}/").json()
+        assert "was stopped" in messages["messages"][-1]["content"]
+        assert_interrupted_then_resumed(served, run)
