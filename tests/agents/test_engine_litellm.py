@@ -33,7 +33,7 @@ def server():
         yield fake
 
 
-async def ask(server, *, model="openai/fake-model", cancel=None, clock=None, **config):
+async def ask(server, *, model="openai/fake-model", cancel=None, clock=None, events=None, **config):
     deps = RunDeps(
         model=LiteLLMModel(model, api_base=server.base_url, api_key="test-key"),
         tree=DefaultDecisionTree(AgentConfig.from_raw(config)),
@@ -41,7 +41,7 @@ async def ask(server, *, model="openai/fake-model", cancel=None, clock=None, **c
         clock=clock or Clock(),
         retry_base_delay=0.01,
     )
-    events = EventCollector()
+    events = events or EventCollector()
     result = await start_run("What is 17*23?", deps, on_event=events, cancel=cancel)
     return result, events
 
@@ -181,20 +181,34 @@ async def test_an_error_event_in_the_stream_is_retried_when_it_is_the_servers(se
     assert len(server.requests) == 2
 
 
+class FlowingCollector(EventCollector):
+    """Events, and `flowing` set once a second piece of text has streamed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.flowing = asyncio.Event()
+
+    async def __call__(self, event: dict) -> None:
+        await super().__call__(event)
+        if len(self.of_type("assistant.delta")) >= 2:
+            self.flowing.set()
+
+
 @EITHER_STREAM
 async def test_a_cancel_during_a_slow_stream_stops_in_under_a_second_and_hangs_up(server, model):
     server.set_script([{"text": ["Thinking hard"], "hang": True, "chunk_delay": 0.1}])
     cancel = CancelToken()
+    events = FlowingCollector()
     stopped_at = 0.0
 
     async def cancel_when_streaming() -> None:
         nonlocal stopped_at
-        await asyncio.sleep(0.5)
+        await events.flowing.wait()  # however long the client took to start the stream
         stopped_at = time.monotonic()
         cancel.cancel()
 
-    canceller = asyncio.create_task(cancel_when_streaming())
-    result, events = await ask(server, model=model, cancel=cancel)
+    canceller = asyncio.create_task(asyncio.wait_for(cancel_when_streaming(), 10))
+    result, events = await ask(server, model=model, cancel=cancel, events=events)
     ended_at = time.monotonic()
     await canceller
 
