@@ -52,7 +52,6 @@ class RunHost:
     """Hosts runs on an event loop of its own thread. `submit` from any thread."""
 
     def __init__(self, *, max_runs: int) -> None:
-        self.max_runs = max_runs
         self._slots = threading.BoundedSemaphore(max_runs)
         self._start_lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None

@@ -1,5 +1,5 @@
 """What a run produces, written down as it is produced: the main chain (`Message` rows)
-and the events (`RunEvent` rows), then published to the conversation's channel group.
+and the events (`RunEvent` rows), then published to the web processes.
 
 Each run has a `RunRecorder`, the engine's event sink, which folds events into
 message rows in memory. One `Journal` per worker process commits every run's

@@ -40,7 +40,7 @@ class EmbeddedRedis:
         self.lock_path = self.folder / "redis.lock"
 
     def url(self, db: int = 0) -> str:
-        """The `unix://` URL that redis-py, Django's cache and channels-redis accept."""
+        """The `unix://` URL that redis-py and Django's cache accept."""
         return f"unix://{self.socket_path}?db={db}"
 
     def is_running(self) -> bool:
@@ -98,8 +98,8 @@ class EmbeddedRedis:
             "--dir", str(self.folder),
             "--dbfilename", "dump.rdb",
             "--save", "60 1",
-            # Queued tasks and channel groups survive a crash of the server (losing at
-            # most a second), so a restarted server carries on where it stopped.
+            # Queued tasks survive a crash of the server (losing at most a second), so a
+            # restarted server carries on where it stopped.
             "--appendonly", "yes",
             "--appendfsync", "everysec",
         ]  # fmt: skip

@@ -40,9 +40,8 @@ REDIS_CHECK_SECONDS = 1.0
 
 @dataclass
 class Supervised:
-    """A thing to keep alive: when it is down, start it again after `delay`."""
+    """A thing to keep alive: when it is down, start it again after a backoff."""
 
-    name: str
     failures: int = 0
     started_at: float = field(default_factory=time.monotonic)
     next_start: float | None = None  # when it is down: when to start it again
@@ -100,7 +99,7 @@ class Command(BaseCommand):
                   "--without-gossip", "--without-mingle"]  # fmt: skip
         commands = {"daphne": daphne, "worker": worker}
         children = {name: self._spawn(command) for name, command in commands.items()}
-        watch = {name: Supervised(name) for name in [*commands, "redis"]}
+        watch = {name: Supervised() for name in [*commands, "redis"]}
         announced = False
         redis_checked = time.monotonic()
         try:
