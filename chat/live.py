@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import time
@@ -31,7 +32,8 @@ from django.conf import settings
 from django.db import close_old_connections, connection
 from redis.asyncio.retry import Retry as AsyncRetry
 from redis.backoff import NoBackoff
-from redis.retry import Retry
+
+from ops.heartbeat import redis_client
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -41,21 +43,22 @@ RETRY_SECONDS = 0.5
 QUEUE_SIZE = 1000  # batches a slow subscriber may lag; past it they are dropped (a gap)
 
 
+def with_fresh_connection(function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """Call `function` in a thread of our own: before, a connection the database
+    dropped is replaced; after, a pooled one goes back to the pool (on SQLite the
+    thread keeps its own)."""
+    close_old_connections()
+    try:
+        return function(*args, **kwargs)
+    finally:
+        close_old_connections()
+
+
 def database_read(function: Callable[..., T]) -> Callable[..., Awaitable[T]]:
     """`function` (a read) made awaitable, run in the event loop's thread pool rather
     than in the one thread Django keeps for sync code: the reads of many streams must
     not queue behind each other, nor behind page views waiting on a database lock."""
-
-    def call(*args: Any, **kwargs: Any) -> T:
-        # Before: a connection the database dropped is replaced. After: a pooled one
-        # goes back to the pool (on SQLite the thread keeps its own).
-        close_old_connections()
-        try:
-            return function(*args, **kwargs)
-        finally:
-            close_old_connections()
-
-    return sync_to_async(call, thread_sensitive=False)
+    return sync_to_async(functools.partial(with_fresh_connection, function), thread_sensitive=False)
 
 
 def release_connection() -> None:
@@ -73,9 +76,7 @@ def encode(batches: list[dict[str, Any]]) -> str:
 
 def publish_now(batches: list[dict[str, Any]]) -> None:
     """Publish from synchronous code (best-effort: pages catch up from the database)."""
-    client = redis.Redis.from_url(
-        settings.REDIS_URL, socket_timeout=1, socket_connect_timeout=1, retry=Retry(NoBackoff(), 0)
-    )
+    client = redis_client(timeout=1.0)
     try:
         client.publish(LIVE_CHANNEL, encode(batches))
     except redis.RedisError as error:

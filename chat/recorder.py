@@ -24,10 +24,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db import close_old_connections, connections, transaction
+from django.db import connections, transaction
 from django.utils import timezone
 
-from chat.live import encode
+from chat.live import encode, with_fresh_connection
 from chat.models import Conversation, Message, Role, Run, RunEvent
 
 logger = logging.getLogger(__name__)
@@ -54,22 +54,14 @@ class DatabaseThread:
 
     async def __call__(self, function: Any, *args: Any, **kwargs: Any) -> Any:
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, lambda: _fresh(function, args, kwargs))
+        return await loop.run_in_executor(
+            self._executor, lambda: with_fresh_connection(function, *args, **kwargs)
+        )
 
     def close(self) -> None:
         for _ in range(self._threads):  # each thread closes its own connections
             self._executor.submit(connections.close_all)
         self._executor.shutdown(wait=True)
-
-
-def _fresh(function: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    # Before: a connection the database dropped is replaced. After: a pooled one goes
-    # back to the pool (on SQLite the thread keeps its own).
-    close_old_connections()
-    try:
-        return function(*args, **kwargs)
-    finally:
-        close_old_connections()
 
 
 @dataclass
