@@ -100,9 +100,9 @@ def _enqueue(run: Run) -> None:
     By name: the web process need not import the engine (nor LiteLLM) to do it.
 
     With the broker away the run stays `queued` and the request still succeeds: a
-    worker's sweeper picks up runs queued longer than `QUEUED_GRACE_SECONDS`."""
+    worker's sweeper picks up runs queued (`queued_at`, set by the caller) longer than
+    `QUEUED_GRACE_SECONDS` ago."""
     run_id = str(run.pk)
-    Run.objects.filter(pk=run.pk).update(queued_at=timezone.now())
     transaction.on_commit(lambda: _send_run(run_id))
 
 
@@ -151,8 +151,9 @@ def message_post(*, conversation: Conversation, content: object) -> tuple[Messag
         conversation=conversation, seq=_next_seq(conversation), role=Role.USER, content=text
     )
     run = Run.objects.create(
-        conversation=conversation, pending_action="start", user_message=message
-    )
+        conversation=conversation, pending_action="start", user_message=message,
+        queued_at=timezone.now(),
+    )  # fmt: skip
     message.run = run
     message.save(update_fields=["run"])
     if not conversation.title:
@@ -207,8 +208,9 @@ def _requeue(run: Run, action: str, allowed: dict[str, object]) -> Run:
         locked.pending_action = action
         locked.finished_at = None
         locked.cancel_requested_at = None
+        locked.queued_at = timezone.now()
         locked.save(update_fields=["status", "pending_action", "finished_at",
-                                   "cancel_requested_at"])  # fmt: skip
+                                   "cancel_requested_at", "queued_at"])  # fmt: skip
         # A key left behind names a time before this queuing: the host ignores it.
         with contextlib.suppress(redis.RedisError):
             redis_client(timeout=1.0).delete(cancel_key(run.pk))
