@@ -224,31 +224,33 @@ async def run_events(request: HttpRequest, run_id: str) -> HttpResponse:
         # Subscribed before reading the database: nothing falls in between.
         live = await hub().subscribe(run.conversation_id)
         quiet_since = time.monotonic()
+        from_database = True
         try:
             while True:
-                status, events = await database_read(_saved_after)(run.pk, last)
-                while True:
-                    for event in events:
-                        if event["seq"] != last + 1:
-                            break  # a gap: read the database again
-                        last = event["seq"]
-                        yield _sse(event)
-                        if event["type"] in STREAM_ENDS:
-                            return
-                    else:
-                        if events:
-                            quiet_since = time.monotonic()
-                        elif status in (RunStatus.FINISHED, RunStatus.PAUSED):
-                            return  # everything was sent; nothing more until a Continue
-                        status = RunStatus.RUNNING
-                        pushed = await live.next(SSE_CATCH_UP_SECONDS, run_id=str(run.pk))
-                        if pushed is not None:
-                            events = [e for e in pushed["events"] if e["seq"] > last]
-                            continue
-                        if time.monotonic() - quiet_since > SSE_KEEPALIVE_SECONDS:
-                            quiet_since = time.monotonic()
-                            yield ": keep-alive\n\n"
-                    break  # a gap or a quiet spell: back to the database
+                if from_database:
+                    status, events = await database_read(_saved_after)(run.pk, last)
+                gap = False
+                for event in events:
+                    if event["seq"] != last + 1:
+                        gap = True
+                        break
+                    last = event["seq"]
+                    yield _sse(event)
+                    if event["type"] in STREAM_ENDS:
+                        return
+                if gap:
+                    from_database = True  # read the database again
+                    continue
+                if events:
+                    quiet_since = time.monotonic()
+                elif from_database and status in (RunStatus.FINISHED, RunStatus.PAUSED):
+                    return  # everything was sent; nothing more until a Continue
+                pushed = await live.next(SSE_CATCH_UP_SECONDS, run_id=str(run.pk))
+                from_database = pushed is None  # a quiet spell: back to the database
+                events = [] if pushed is None else [e for e in pushed["events"] if e["seq"] > last]
+                if pushed is None and time.monotonic() - quiet_since > SSE_KEEPALIVE_SECONDS:
+                    quiet_since = time.monotonic()
+                    yield ": keep-alive\n\n"
         finally:
             live.close()
 
