@@ -11,6 +11,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -49,6 +50,38 @@ def manage(
         text=True,
         timeout=timeout,
         check=False,
+    )
+
+
+def scratch_database(folder: Path, prefix: str) -> tuple[str, str | None]:
+    """A database of its own for a stack of real processes, of the suite's kind: a file
+    under `folder` on SQLite, a new database on the suite's PostgreSQL. Returns its URL
+    and, on PostgreSQL, its name for `drop_scratch_database`."""
+    database = settings.DATABASES["default"]
+    if "postgresql" not in database["ENGINE"]:
+        return f"sqlite:///{folder / f'{prefix}.sqlite3'}", None
+    import psycopg
+
+    name = f"oracle_{prefix}_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(_admin_dsn(), autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    user, host = database["USER"] or "postgres", database["HOST"] or "127.0.0.1"
+    return f"postgres://{user}@{host}:{database['PORT'] or 5432}/{name}", name
+
+
+def drop_scratch_database(name: str | None) -> None:
+    if name:
+        import psycopg
+
+        with psycopg.connect(_admin_dsn(), autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def _admin_dsn() -> str:
+    database = settings.DATABASES["default"]
+    return (
+        f"host={database['HOST'] or '127.0.0.1'} port={database['PORT'] or 5432} "
+        f"user={database['USER'] or 'postgres'} dbname=postgres"
     )
 
 

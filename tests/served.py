@@ -18,7 +18,6 @@ from typing import Any
 
 import httpx
 import redis
-from django.conf import settings
 
 from tests import processes
 
@@ -54,11 +53,11 @@ class ServedOracle:
         self.folder = folder
         self.port = processes.free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self._database_name: str | None = None
+        database_url, self._database_name = processes.scratch_database(folder, "faults")
         self.env = processes.base_env(**{
             "REDIS_URL": None,  # the embedded Redis, unless given
             **env,
-            "ORACLE_VAR_DIR": str(folder / "var"), "DATABASE_URL": self._database_url(),
+            "ORACLE_VAR_DIR": str(folder / "var"), "DATABASE_URL": database_url,
         })  # fmt: skip
         self.env.update(
             DEBUG="false", SECRET_KEY="faults-" + uuid.uuid4().hex * 2,
@@ -67,18 +66,6 @@ class ServedOracle:
         )  # fmt: skip
         self.process: subprocess.Popen[bytes] | None = None
         self.log = folder / "serve.log"
-
-    def _database_url(self) -> str:
-        database = settings.DATABASES["default"]
-        if "postgresql" not in database["ENGINE"]:
-            return f"sqlite:///{self.folder / 'oracle.sqlite3'}"
-        import psycopg
-
-        self._database_name = f"oracle_faults_{uuid.uuid4().hex[:10]}"
-        with psycopg.connect(_admin_dsn(), autocommit=True) as admin:
-            admin.execute(f'CREATE DATABASE "{self._database_name}"')
-        host, port = database["HOST"] or "127.0.0.1", database["PORT"] or 5432
-        return f"postgres://{database['USER'] or 'postgres'}@{host}:{port}/{self._database_name}"
 
     def start(self) -> ServedOracle:
         self.process = processes.start([sys.executable, "manage.py", "serve"], self.env, self.log)
@@ -98,11 +85,7 @@ class ServedOracle:
     def stop(self) -> None:
         if self.process is not None:
             processes.stop(self.process, signal.SIGINT, timeout=40)
-        if self._database_name:
-            import psycopg
-
-            with psycopg.connect(_admin_dsn(), autocommit=True) as admin:
-                admin.execute(f'DROP DATABASE IF EXISTS "{self._database_name}" WITH (FORCE)')
+        processes.drop_scratch_database(self._database_name)
 
     def child(self, name: str) -> int:
         """The pid of the live child `daphne` or `worker`."""
@@ -222,11 +205,3 @@ def _parent(pid: int) -> int:
         return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
     except (OSError, IndexError, ValueError):
         return -1
-
-
-def _admin_dsn() -> str:
-    database = settings.DATABASES["default"]
-    return (
-        f"host={database['HOST'] or '127.0.0.1'} port={database['PORT'] or 5432} "
-        f"user={database['USER'] or 'postgres'} dbname=postgres"
-    )

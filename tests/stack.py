@@ -33,10 +33,10 @@ class OracleStack:
         self.folder = folder
         self.port = processes.free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self._database_name: str | None = None
+        database_url, self._database_name = processes.scratch_database(folder, "e2e")
         # A Redis database of its own: no other test worker takes this stack's tasks.
         self.env = processes.base_env(
-            DATABASE_URL=self._database_url(), DEBUG="false",
+            DATABASE_URL=database_url, DEBUG="false",
             REDIS_URL=_other_redis_db(settings.REDIS_URL),
             SECRET_KEY="e2e-" + uuid.uuid4().hex * 2, ALLOWED_HOSTS="127.0.0.1,localhost",
             SECURE_SSL_REDIRECT="false", SECURE_COOKIES="false", **env,
@@ -44,26 +44,6 @@ class OracleStack:
         self.daphne: Any = None
         self.worker: Any = None
         self._worker_count = 0
-
-    def _database_url(self) -> str:
-        database = settings.DATABASES["default"]
-        if "postgresql" not in database["ENGINE"]:
-            return f"sqlite:///{self.folder / 'e2e.sqlite3'}"
-        import psycopg
-
-        self._database_name = f"oracle_e2e_{uuid.uuid4().hex[:10]}"
-        with psycopg.connect(self._admin_dsn(), autocommit=True) as admin:
-            admin.execute(f'CREATE DATABASE "{self._database_name}"')
-        user = database["USER"] or "postgres"
-        host = database["HOST"] or "127.0.0.1"
-        return f"postgres://{user}@{host}:{database['PORT'] or 5432}/{self._database_name}"
-
-    def _admin_dsn(self) -> str:
-        database = settings.DATABASES["default"]
-        return (
-            f"host={database['HOST'] or '127.0.0.1'} port={database['PORT'] or 5432} "
-            f"user={database['USER'] or 'postgres'} dbname=postgres"
-        )
 
     def start(self) -> OracleStack:
         result = processes.manage("migrate", "--noinput", env=self.env, timeout=120)
@@ -101,11 +81,7 @@ class OracleStack:
         for process in (self.worker, self.daphne):
             if process is not None:
                 processes.stop(process)
-        if self._database_name:
-            import psycopg
-
-            with psycopg.connect(self._admin_dsn(), autocommit=True) as admin:
-                admin.execute(f'DROP DATABASE IF EXISTS "{self._database_name}" WITH (FORCE)')
+        processes.drop_scratch_database(self._database_name)
 
     def create_user(self, username: str) -> str:
         """Create a user and return an API token for them."""
