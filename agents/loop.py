@@ -157,7 +157,7 @@ async def resume_run(
     state.apply_iteration_mode(unlimited_iterations=deps.tree.get_config().unlimited_iterations)
     run = _Run(state, deps, on_event, cancel, on_checkpoint)
     await run.emit(EventType.RUN_RESUMED, run_id=state.run_id, round=state.rounds)
-    return await run.drive()
+    return await run.drive(resume_tools=True)
 
 
 async def stop_paused_run(
@@ -230,8 +230,15 @@ class _Run:
 
     # --- the steps --------------------------------------------------------------
 
-    async def drive(self) -> RunResult:
+    async def drive(self, *, resume_tools: bool = False) -> RunResult:
         try:
+            if resume_tools and (calls := _unanswered_calls(self.state.messages)):
+                # The worker was lost while these ran: run them again (a tool may
+                # have finished, but its result was never kept), announced already.
+                limits = self.state.call_limits
+                assert limits is not None, "a step saved mid-way has its call limits"
+                self._deadline = self.clock.now() + limits.seconds
+                await self._run_tools(calls, announce=False)
             return await self._drive()
         finally:
             if self._stopper is not None:
@@ -297,6 +304,11 @@ class _Run:
                 final=False,
             )
             self._unemitted_text = ""
+            if self.on_checkpoint is not None:
+                # The step is decided and its tools not yet run: a lost worker's run
+                # resumes by running them, without asking the model again.
+                self._tick()
+                await self.on_checkpoint(state)
             await self._run_tools(streamed.tool_calls)
         else:
             self._unemitted_text = streamed.text
@@ -378,7 +390,7 @@ class _Run:
             cost_usd=self.model.price(prompt, completion) if prompt or completion else 0.0,
         )
 
-    async def _run_tools(self, calls: list[ToolCallPart]) -> None:
+    async def _run_tools(self, calls: list[ToolCallPart], *, announce: bool = True) -> None:
         state = self.state
         assert state.call_limits is not None
         allowed = calls[: max(state.call_limits.tool_calls, 0)]
@@ -398,7 +410,7 @@ class _Run:
                 content=result.content,
             )
 
-        for call in calls:
+        for call in calls if announce else ():
             await self.emit(
                 EventType.TOOL_CALL, id=call.id, name=call.name, arguments=_arguments(call)
             )
@@ -581,6 +593,18 @@ def _arguments(call: ToolCallPart) -> Any:
         return json.loads(call.arguments) if call.arguments.strip() else {}
     except json.JSONDecodeError:
         return call.arguments
+
+
+def _unanswered_calls(messages: Sequence[Message]) -> list[ToolCallPart]:
+    """The tool calls of the last message when it is a step whose tools have no results
+    yet (the state was saved after the model asked and before the tools answered)."""
+    if not messages or messages[-1].get("role") != "assistant":
+        return []
+    return [
+        ToolCallPart(id=wire["id"], name=wire["function"]["name"],
+                     arguments=wire["function"]["arguments"])
+        for wire in messages[-1].get("tool_calls") or []
+    ]  # fmt: skip
 
 
 def _wire_call(call: ToolCallPart) -> dict[str, Any]:

@@ -7,6 +7,6 @@ class ChatConfig(AppConfig):
     name = "chat"
 
     def ready(self) -> None:
-        from chat import sweeper
+        from chat import sweeper, tools  # noqa: F401 (tools registers its system check)
 
         sweeper.connect_worker_signals()

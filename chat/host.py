@@ -191,7 +191,7 @@ class RunHost:
         if job is None:
             logger.info("run %s: nothing to do (already claimed or not queued)", run_id)
             return
-        recorder = RunRecorder(job.run, self.journal)
+        recorder = RunRecorder(job.run, self.journal, tool_steps=job.tool_steps)
         self.journal.add(recorder)
         cancel = CancelToken()
         task = asyncio.current_task()

@@ -86,7 +86,9 @@ class RunRecorder:
     """The event sink of one run: keeps its main chain and events until the journal
     writes them. Call it with each engine event."""
 
-    def __init__(self, run: Run, journal: Journal) -> None:
+    def __init__(
+        self, run: Run, journal: Journal, *, tool_steps: dict[str, Message] | None = None
+    ) -> None:
         self.run = run
         self.run_id = str(run.pk)
         self.conversation_id = run.conversation_id
@@ -94,7 +96,7 @@ class RunRecorder:
         self.seq = run.last_event_seq
         self.pending: list[dict[str, Any]] = []
         self.assistant: Message | None = None
-        self.tools: dict[str, Message] = {}
+        self.tools: dict[str, Message] = dict(tool_steps or {})
         self.dirty: dict[int, Message] = {}  # by id(): rows may be unsaved
         self.new: list[Message] = []
         self.counters: dict[str, Any] = {}

@@ -18,7 +18,6 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from agents.builtin_tools import builtin_tools
 from agents.cancel import CancelToken
 from agents.config import AgentConfig, OperatorLimits
 from agents.loop import RunDeps, RunResult, continue_run, resume_run, start_run, stop_paused_run
@@ -29,6 +28,7 @@ from agents.state import RunStatus as EngineStatus
 from agents.tree import create_tree
 from chat.models import Message, Role, Run, RunStatus
 from chat.recorder import RunRecorder
+from chat.tools import run_tools
 
 logger = logging.getLogger(__name__)
 
@@ -42,6 +42,9 @@ class Job:
     question: str
     history: list[dict[str, Any]]
     state: AgentState | None
+    # A resumed run's tool steps that were cut off, by call id: the engine runs them
+    # again and their results fill these rows (not new ones).
+    tool_steps: dict[str, Message]
 
 
 def execute_run(run_id: str) -> None:
@@ -56,7 +59,7 @@ async def drive(job: Job, recorder: RunRecorder, cancel: CancelToken) -> RunResu
     deps = RunDeps(
         model=model_for(model_name(job.config)),
         tree=create_tree(job.run.conversation.skill, job.config, job.operator),
-        tools=builtin_tools(),
+        tools=run_tools(),
     )
     hooks = {"on_event": recorder, "cancel": cancel, "on_checkpoint": recorder.checkpoint}
     if job.action == "start":
@@ -146,4 +149,16 @@ def claim(run_id: str) -> Job | None:
             if message.role == Role.USER or message.metadata.get("final"):
                 history.append({"role": message.role, "content": message.content})
     state = AgentState.from_json(json.dumps(run.state)) if run.state else None
-    return Job(run, run.pending_action, config, operator, question, history, state)
+    tool_steps = _cut_off_steps(run, state) if run.pending_action == "resume" else {}
+    return Job(run, run.pending_action, config, operator, question, history, state, tool_steps)
+
+
+def _cut_off_steps(run: Run, state: AgentState | None) -> dict[str, Message]:
+    """The rows of the tool calls a resumed run will run again: those of its saved
+    state's last message, when that is a step whose tools had not answered."""
+    last = state.messages[-1] if state and state.messages else {}
+    ids = [call["id"] for call in last.get("tool_calls") or []]
+    if last.get("role") != "assistant" or not ids:
+        return {}
+    rows = run.messages.filter(role=Role.TOOL, metadata__id__in=ids).order_by("seq")
+    return {str(row.metadata["id"]): row for row in rows}  # the latest row of each call

@@ -312,21 +312,44 @@ def _write_interruption(run: Run, notice: str) -> list[dict[str, object]]:
         content=notice,
         metadata={"severity": "error", "reason": "interrupted", "metric": None},
     )  # fmt: skip
-    seq = run.last_event_seq
     events: list[dict[str, object]] = [
-        {"type": "assistant.message", "seq": seq + 1, "text": text, "tool_calls": [],
-         "final": True},
-        {"type": "system.notice", "seq": seq + 2, "severity": "error", "metric": None,
-         "value": None, "limit": None, "text": notice, "reason": "interrupted"},
-        {"type": "run.finished", "seq": seq + 3, "reason": "interrupted",
-         "failure_class": "transient_infra", "iterations": run.iterations,
-         "tool_calls": run.tool_calls, "tokens": run.tokens, "cost_usd": run.cost_usd,
-         "elapsed_ms": run.elapsed_ms, "final_text": text},
+        *_cut_off_tools(run),
+        {"type": "assistant.message", "text": text, "tool_calls": [], "final": True},
+        {"type": "system.notice", "severity": "error", "metric": None, "value": None,
+         "limit": None, "text": notice, "reason": "interrupted"},
+        {"type": "run.finished", "reason": "interrupted", "failure_class": "transient_infra",
+         "iterations": run.iterations, "tool_calls": run.tool_calls, "tokens": run.tokens,
+         "cost_usd": run.cost_usd, "elapsed_ms": run.elapsed_ms, "final_text": text},
     ]  # fmt: skip
+    for seq, event in enumerate(events, start=run.last_event_seq + 1):
+        event["seq"] = seq
     RunEvent.objects.bulk_create(
         RunEvent(run=run, seq=e["seq"], type=e["type"], data=e) for e in events
     )
-    Run.objects.filter(pk=run.pk).update(last_event_seq=seq + 3)
+    Run.objects.filter(pk=run.pk).update(last_event_seq=events[-1]["seq"])
+    return events
+
+
+TOOL_CUT_OFF = "Not finished: the worker running it stopped. Resume runs it again."
+
+
+def _cut_off_tools(run: Run) -> list[dict[str, object]]:
+    """Say so in the tool steps that were running when the run stopped (their rows and,
+    for the pages watching, `tool.result` events); Resume runs them again."""
+    events: list[dict[str, object]] = []
+    for step in run.messages.filter(role=Role.TOOL, metadata__status="running"):
+        step.content = TOOL_CUT_OFF
+        step.metadata = {**step.metadata, "ok": False, "status": "done"}
+        step.save(update_fields=["content", "metadata"])
+        events.append(
+            {
+                "type": "tool.result",
+                "id": step.metadata.get("id"),
+                "name": step.metadata.get("name"),
+                "ok": False,
+                "content": TOOL_CUT_OFF,
+            }
+        )
     return events
 
 

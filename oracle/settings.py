@@ -232,6 +232,10 @@ ORACLE_MODELS = env.list("ORACLE_MODELS", default=[ORACLE_MODEL] if ORACLE_MODEL
 if ORACLE_MODEL and ORACLE_MODEL not in ORACLE_MODELS:
     ORACLE_MODELS.insert(0, ORACLE_MODEL)
 
+# Extra tools the Oracle may use besides the built-in ones: dotted paths of typed Python
+# functions (the docstring describes the tool to the model), e.g. "mypkg.tools.lookup".
+ORACLE_TOOLS = env.list("ORACLE_TOOLS", default=[])
+
 # --- Serving -------------------------------------------------------------------
 ORACLE_HOST = env.str("ORACLE_HOST", default="127.0.0.1")
 ORACLE_PORT = env.int("ORACLE_PORT", default=8000)

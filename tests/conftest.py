@@ -11,6 +11,21 @@ from tests import processes
 from tests.stack import OracleStack
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _close_connections(django_db_setup: None) -> Iterator[None]:
+    """Close the test process's other database connections before the test database is
+    dropped: async tests read through asgiref's one sync thread, which keeps its own
+    connection, and PostgreSQL keeps a pool."""
+    yield
+    from asgiref.sync import SyncToAsync
+    from django.db import connections
+
+    SyncToAsync.single_thread_executor.submit(connections.close_all).result()
+    for connection in connections.all(initialized_only=True):
+        if connection.vendor == "postgresql":
+            connection.close_pool()
+
+
 @pytest.fixture
 def alice(db: None) -> User:
     return User.objects.create_user("alice", password="correct horse battery")

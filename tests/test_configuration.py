@@ -100,3 +100,15 @@ def test_it_reads_the_model_variables() -> None:
         "openai/gpt-4o-mini http://127.0.0.1:11434 "
         "['openai/gpt-4o-mini', 'openai/gpt-4o', 'anthropic/claude-sonnet-4-5']"
     )
+
+
+def test_extra_tools_are_checked_when_the_product_starts() -> None:
+    def check(tools: str) -> tuple[int, str]:
+        result = processes.manage("check", env=processes.base_env(ORACLE_TOOLS=tools))
+        return result.returncode, result.stderr
+
+    assert check("agents.testing.tools.wait") == (0, "")
+    code, stderr = check("agents.testing.tools.nowhere")
+    assert code == 1 and "'agents.testing.tools.nowhere' is not a usable tool" in stderr
+    code, stderr = check("agents.builtin_tools.calculator")
+    assert code == 1 and "a tool named 'calculator' exists already" in stderr

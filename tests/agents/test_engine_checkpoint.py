@@ -31,9 +31,18 @@ async def test_a_checkpoint_comes_before_every_iteration_and_the_ending() -> Non
     result = await start_run("What is 6*7?", deps_for(ScriptedModel(SCRIPT)), on_checkpoint=keep)
 
     assert result.reason is not None and result.reason.value == "completed"
-    assert len(saved) == 4  # before iterations 1, 2, 3, and before deciding to finish
-    iterations = [AgentState.from_json(text).total.iterations for text in saved]
-    assert iterations == [0, 1, 2, 3]
+    states = [AgentState.from_json(text) for text in saved]
+    # Before iterations 1, 2 and 3, before deciding to finish, and in each tool step
+    # between the model's asking and the tools' answering.
+    assert [s.total.iterations for s in states] == [0, 1, 1, 2, 2, 3]
+    assert [s.messages[-1]["role"] for s in states] == [
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+        "tool",
+        "assistant",
+    ]
 
 
 async def test_a_run_resumed_from_a_checkpoint_finishes_without_redoing_work() -> None:
@@ -43,7 +52,10 @@ async def test_a_run_resumed_from_a_checkpoint_finishes_without_redoing_work() -
         saved.append(state.to_json())
 
     await start_run("What is 6*7?", deps_for(ScriptedModel(SCRIPT)), on_checkpoint=keep)
-    after_two = AgentState.from_json(saved[2])  # as a new worker would load it
+    states = [AgentState.from_json(text) for text in saved]  # as a new worker would load one
+    (after_two,) = [
+        s for s in states if s.total.iterations == 2 and s.messages[-1]["role"] == "tool"
+    ]
     model = ScriptedModel(SCRIPT[2:])
     events = EventCollector()
 
@@ -56,3 +68,27 @@ async def test_a_run_resumed_from_a_checkpoint_finishes_without_redoing_work() -
     tool_results = [m for m in model.calls[0].messages if m["role"] == "tool"]
     assert [m["content"] for m in tool_results] == ["6", "42"]
     assert events.types()[0] == "run.resumed"
+
+
+async def test_a_run_lost_while_its_tools_ran_runs_them_again_without_asking_the_model() -> None:
+    saved: list[str] = []
+
+    async def keep(state: AgentState) -> None:
+        saved.append(state.to_json())
+
+    await start_run("What is 6*7?", deps_for(ScriptedModel(SCRIPT)), on_checkpoint=keep)
+    states = [AgentState.from_json(text) for text in saved]
+    mid_step = [s for s in states if s.messages[-1]["role"] == "assistant"]
+    lost = mid_step[1]  # the model asked for 6*7; the worker died before the answer was kept
+    model = ScriptedModel(SCRIPT[2:])
+    events = EventCollector()
+
+    result = await resume_run(lost, deps_for(model), on_event=events)
+
+    assert result.final_text == "6*7 is 42."
+    assert len(model.calls) == 1  # the step's model call was not made again
+    tool_results = [m for m in model.calls[0].messages if m["role"] == "tool"]
+    assert [m["content"] for m in tool_results] == ["6", "42"]
+    assert (result.state.total.iterations, result.state.total.tool_calls) == (3, 2)
+    assert events.types()[:2] == ["run.resumed", "tool.result"]  # announced before the loss
+    assert events.of_type("tool.call") == []

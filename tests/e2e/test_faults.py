@@ -181,6 +181,28 @@ def test_a_message_posted_while_redis_is_down_is_answered(
     assert_serving(served, client, fake_provider)
 
 
+def test_stop_works_while_redis_is_down(
+    served_on_system_redis: ServedOracle, system_redis: SystemRedis, fake_provider: FakeServer
+) -> None:
+    served = served_on_system_redis
+    client = served.client(served.create_user("uri"))
+    fake_provider.set_script([{"text": CHUNKS, "chunk_delay": 0.25}])  # thirty seconds
+    conversation, run_id = start_conversation(client, "Talk for a long while")
+    wait_streaming(client, conversation, words=4)
+    system_redis.kill()
+
+    assert client.post(f"/api/runs/{run_id}/cancel/").status_code == 202
+    run = wait_until_finished(client, run_id, 15)  # the worker reads the stop from the row
+
+    assert run["reason"] == "cancelled"
+    kept = answers(client, conversation)[-1]["content"]
+    streamed = kept.split("\n\n", 1)[1]  # after the explanation
+    assert len(streamed.split()) >= 4 and SENT.startswith(streamed)
+    assert len(streamed.split()) < len(CHUNKS)
+    system_redis.start()
+    assert_serving(served, client, fake_provider)
+
+
 def assert_interrupted_then_resumed(served: ServedOracle, run: Streaming) -> None:
     """The run ended `interrupted` keeping a prefix of what was sent (nothing doubled),
     and Resume finishes it."""
@@ -210,6 +232,41 @@ def test_a_killed_worker_is_replaced_and_its_run_keeps_what_it_streamed(
     assert served.child("worker") != worker
     assert_interrupted_then_resumed(served, run)
     assert_serving(served, run.client, fake_provider)
+
+
+def test_a_worker_killed_mid_tool_is_resumed_by_running_the_tool_again(
+    tmp_path: Path, fake_provider: FakeServer
+) -> None:
+    wait = {"tool_calls": [{"id": "call_wait", "name": "wait", "arguments": {"seconds": 4}}]}
+    with serving(tmp_path, fake_provider, ORACLE_TOOLS="agents.testing.tools.wait") as served:
+        client = served.client(served.create_user("xena"))
+        fake_provider.set_script([{"text": ["Let ", "me ", "wait."], **wait}, DONE])
+        conversation, run_id = start_conversation(client, "Wait for it")
+
+        def steps() -> list[dict[str, Any]]:
+            messages = client.get(f"/api/conversations/{conversation}/").json()["messages"]
+            return [m for m in messages if m["role"] == "tool"]
+
+        processes.wait_for(lambda: steps() and steps()[0]["metadata"]["status"] == "running", 30)
+        served.kill(served.child("worker"))  # the tool is waiting
+
+        assert wait_until_finished(client, run_id, 60)["reason"] == "interrupted"
+        (cut,) = steps()
+        assert cut["content"].startswith("Not finished") and cut["metadata"]["ok"] is False
+        served.wait_healthy(60)
+        assert client.post(f"/api/runs/{run_id}/continue/").status_code == 202
+        assert wait_until_finished(client, run_id, 60)["reason"] == "completed"
+
+        (step,) = steps()  # the same step, finished: nothing doubled
+        assert (step["content"], step["metadata"]["ok"]) == ("Waited 4 seconds.", True)
+        texts = [m["content"] for m in answers(client, conversation)]
+        assert texts[0] == "Let me wait." and texts[-1] == "All done."
+        assert sum("Let me wait." in text for text in texts) == 1
+        asked = [r["messages"] for r in fake_provider.requests]
+        assert len(asked) == 2  # the step was not asked for again: its tool was run again
+        assert asked[1][-1] == {"role": "tool", "tool_call_id": "call_wait",
+                                "content": "Waited 4 seconds."}  # fmt: skip
+        assert_serving(served, client, fake_provider)
 
 
 def test_a_killed_daphne_is_replaced_and_the_stream_resumes_exactly(
