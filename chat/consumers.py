@@ -153,7 +153,7 @@ class ConversationConsumer(AsyncWebsocketConsumer):
         if not fragments:
             return
         self.sent[run_id] = view.rendered
-        fragments.append(view.gauges())
+        fragments.append(view.gauges_if_changed())
         fragments.append(
             f'<div id="stream-state" hx-swap-oob="outerHTML" data-run="{run_id}" '
             f'data-seq="{view.rendered}" hidden></div>'

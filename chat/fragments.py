@@ -236,6 +236,7 @@ class RunView:
     limits: dict[str, Any] = field(default_factory=dict)
     counters: dict[str, Any] = field(default_factory=dict)
     status: str = "running"
+    _gauges_shown: tuple[Any, ...] = ()
 
     @property
     def section(self) -> str:
@@ -262,6 +263,15 @@ class RunView:
 
     def gauges(self) -> str:
         return gauges(self.counters, self.limits, status=self.status, swap_oob=True)
+
+    def gauges_if_changed(self) -> str:
+        """The gauges, or "" when they would read as the last ones sent (most batches
+        are a few words of text, which move no counter)."""
+        shown = (self.status, tuple(self.counters.values()), tuple(self.limits.items()))
+        if shown == self._gauges_shown:
+            return ""
+        self._gauges_shown = shown
+        return self.gauges()
 
     def _append(self, html: str) -> str:
         return oob(f"#{self.section}", "beforeend", html)
