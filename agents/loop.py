@@ -19,6 +19,7 @@ from typing import Any, Literal, TypeVar
 from agents import wording
 from agents.cancel import CancelToken
 from agents.clock import Clock
+from agents.endings import ending_events
 from agents.events import Event, EventSink, EventType, discard_events
 from agents.model import (
     FinishPart,
@@ -32,8 +33,11 @@ from agents.model import (
 )
 from agents.state import (
     AgentState,
+    CallLimits,
     FailureClass,
     LastResponse,
+    LimitHit,
+    Metric,
     RunStatus,
     TerminationReason,
 )
@@ -140,6 +144,9 @@ async def continue_run(
     if state.termination_reason is TerminationReason.COMPLETED:
         raise ValueError("a completed run has nothing to continue")
     state.begin_round(unlimited_iterations=deps.tree.get_config().unlimited_iterations)
+    # The last round's wrap-up (no more tools, finish now) no longer holds.
+    state.messages = [m for m in state.messages if not _is_round_hint(m)]
+    state.pending_hints.append(wording.new_round_hint(state.rounds))
     run = _Run(state, deps, on_event, cancel, on_checkpoint)
     await run.emit(EventType.RUN_RESUMED, run_id=state.run_id, round=state.rounds)
     return await run.drive()
@@ -278,9 +285,16 @@ class _Run:
         assert state.call_limits is not None, "on_turn_start sets the call limits"
         self._deadline = self.clock.now() + state.call_limits.seconds
 
+        previous = state.last_response
+        continued = previous is not None and previous.cut_off
         streamed = await self._call_model(request)
         self._record_usage(streamed)
         will_run_tools = bool(streamed.tool_calls) and not wind_down and not streamed.interrupted
+        # An answer the model's own output limit cut off is not finished: the next
+        # iteration asks it to go on, and what it writes joins the same answer.
+        cut_off = streamed.finish_reason == "length" and not (
+            streamed.tool_calls or streamed.interrupted or wind_down
+        )
         message: Message = {"role": "assistant", "content": streamed.text or None}
         if will_run_tools:
             message["tool_calls"] = [_wire_call(call) for call in streamed.tool_calls]
@@ -295,11 +309,16 @@ class _Run:
             interrupted=streamed.interrupted,
             wind_down=wind_down,
             text=streamed.text,
+            cut_off=cut_off,
+            continued=continued,
         )
+        answer = (self._unemitted_text if continued else "") + streamed.text
+        if cut_off:
+            state.pending_hints.append(wording.CUT_OFF_HINT)
         if will_run_tools:
             await self.emit(
                 EventType.ASSISTANT_MESSAGE,
-                text=streamed.text,
+                text=answer,
                 tool_calls=[_event_call(call) for call in streamed.tool_calls],
                 final=False,
             )
@@ -311,7 +330,7 @@ class _Run:
                 await self.on_checkpoint(state)
             await self._run_tools(streamed.tool_calls)
         else:
-            self._unemitted_text = streamed.text
+            self._unemitted_text = answer
 
     async def _call_model(self, request: ModelRequest) -> _Streamed:
         attempt = 0
@@ -324,6 +343,9 @@ class _Run:
                 if retry_in is None:
                     self.state.provider_error = str(error)
                     self.state.provider_error_transient = error.transient
+                    self.state.limit_hit = LimitHit(
+                        Metric.ATTEMPTS, attempt + 1, self.deps.max_retries + 1, detail=str(error)
+                    )
                     streamed.interrupted = True
                     return streamed
                 attempt += 1
@@ -352,6 +374,8 @@ class _Run:
         prompt_estimate = self.state.estimated_prompt_tokens
         async with aclosing(self.model.stream(request)) as parts:
             async for part in parts:
+                if limits.time_warning is not None:
+                    await self._time_warning(limits)
                 if isinstance(part, TextDelta):
                     if not part.text:
                         continue
@@ -371,6 +395,27 @@ class _Run:
                     streamed.usage = part
                 elif isinstance(part, FinishPart):
                     streamed.finish_reason = part.reason
+
+    async def _time_warning(self, limits: CallLimits) -> None:
+        """Give the round's time warning as soon as it falls due, mid-call if need be."""
+        warning, state = limits.time_warning, self.state
+        assert warning is not None
+        elapsed = state.round.elapsed_s + (self.clock.now() - self._mark)
+        if not warning.due(elapsed):
+            return
+        limits.time_warning = None
+        state.warnings_given.append(Metric.TIME)
+        hit = LimitHit(Metric.TIME, warning.at_seconds, self.tree.get_config().timeout_seconds)
+        await self.emit(
+            EventType.SYSTEM_NOTICE,
+            severity="warning",
+            metric=hit.metric,
+            value=hit.value,
+            limit=hit.limit,
+            text=warning.text,
+        )
+        if warning.hint:
+            state.pending_hints.append(warning.hint)
 
     def _record_usage(self, streamed: _Streamed) -> None:
         state = self.state
@@ -482,32 +527,14 @@ class _Run:
         state.termination_reason = reason
         state.failure_class = _failure_class(reason, state)
         state.final_text = wording.final_message(reason, state.limit_hit, self._unemitted_text)
-        await self.emit(
-            EventType.ASSISTANT_MESSAGE, text=state.final_text, tool_calls=[], final=True
-        )
-        if reason is not TerminationReason.COMPLETED:
-            hit = state.limit_hit
-            await self.emit(
-                EventType.SYSTEM_NOTICE,
-                severity=_end_severity(reason),
-                metric=hit.metric if hit else None,
-                value=hit.value if hit else None,
-                limit=hit.limit if hit else None,
-                text=wording.stop_notice(reason, hit, state.provider_error),
-                reason=reason.value,
-            )
-        total = state.total
-        await self.emit(
-            EventType.RUN_FINISHED,
-            reason=reason.value,
-            failure_class=state.failure_class.value if state.failure_class else None,
-            iterations=total.iterations,
-            tool_calls=total.tool_calls,
-            tokens=total.tokens,
-            cost_usd=round(total.cost_usd, 6),
-            elapsed_ms=round(total.elapsed_s * 1000),
+        for event in ending_events(
+            reason,
+            hit=state.limit_hit,
             final_text=state.final_text,
-        )
+            counters=state.counters(),
+            failure_class=state.failure_class,
+        ):
+            await self.emit(event.pop("type"), **event)
         return RunResult(state)
 
     async def _pause(self, reason: TerminationReason) -> RunResult:
@@ -566,11 +593,16 @@ class _Run:
         state.pending_notices.clear()
 
 
-def _end_severity(reason: TerminationReason) -> str:
-    """How the ending's System message is shown: the user's own stop is no warning."""
-    if reason is TerminationReason.PROVIDER_ERROR:
-        return "error"
-    return "info" if reason is TerminationReason.CANCELLED else "warning"
+def _is_round_hint(message: Message) -> bool:
+    content = message.get("content")
+    return (
+        message.get("role") == "system"
+        and isinstance(content, str)
+        and (
+            content == wording.WIND_DOWN_INSTRUCTION
+            or (content.startswith(wording.HINT_PREFIX) and content != wording.CUT_OFF_HINT)
+        )
+    )
 
 
 def _estimate_text_tokens(chars: int) -> int:

@@ -53,6 +53,11 @@ class Metric(StrEnum):
     TOKENS = "tokens"
     TIME = "time"
     COST = "cost"
+    # Counted at the end of a run that no limit above ended: the figures of its notice.
+    REPEATS = "repeats"  # the same steps over and over (no progress)
+    TOOL_ERRORS = "tool_errors"  # failed tool calls in a row
+    ATTEMPTS = "attempts"  # tries to reach the model
+    SILENCE = "silence"  # seconds a worker stopped answering for
 
 
 @dataclass
@@ -89,6 +94,8 @@ class LastResponse:
     interrupted: bool
     wind_down: bool
     text: str
+    cut_off: bool = False  # ended by the model's own output limit (finish_reason "length")
+    continued: bool = False  # it went on with an answer the previous response had cut off
 
 
 @dataclass
@@ -99,6 +106,20 @@ class CallLimits:
     tokens: int
     cost_usd: float
     tool_calls: int
+    time_warning: TimeWarning | None = None  # due while the call streams, if not given yet
+
+
+@dataclass
+class TimeWarning:
+    """The time warning the tree prepared, for the loop to give when the round's clock
+    reaches `at_seconds`, even in the middle of a streaming call."""
+
+    at_seconds: float
+    text: str
+    hint: str
+
+    def due(self, elapsed: float) -> bool:
+        return elapsed >= self.at_seconds
 
 
 @dataclass
@@ -112,14 +133,30 @@ class Notice:
     limit: float | None = None
 
 
+def exact(metric: str, value: float) -> int | float:
+    """A figure as events carry it: counts as integers, seconds to a tenth, money to a
+    millionth of a dollar (a limit of 15 is 15, never 15.0)."""
+    if metric == Metric.COST:
+        return round(value, 6)
+    if metric in (Metric.TIME, Metric.SILENCE):
+        seconds = round(float(value), 1)
+        return int(seconds) if seconds.is_integer() else seconds
+    return round(value)
+
+
 @dataclass
 class LimitHit:
-    """The limit that ended or paused a round, with the figures to show."""
+    """The limit that ended or paused a round (or is near), with the figures to show."""
 
     metric: str
     value: float
     limit: float
     projected: bool = False  # the next call's estimate, not the spending so far, passes it
+    detail: str = ""  # what was counted, in words ("3 identical calls of search(x) in a row")
+
+    def __post_init__(self) -> None:
+        self.value = exact(self.metric, self.value)
+        self.limit = exact(self.metric, self.limit)
 
 
 @dataclass
@@ -139,7 +176,8 @@ class AgentState:
     unlimited_iterations: bool = False
     iteration_ceiling: int = 0
     extensions_used: int = 0
-    recent_actions: list[str] = field(default_factory=list)
+    # The latest tool calls as [name, canonical arguments, outcome] (agents.progress).
+    recent_actions: list[list[str]] = field(default_factory=list)
     consecutive_tool_errors: int = 0
     warnings_given: list[str] = field(default_factory=list)
     wind_down_reason: TerminationReason | None = None
@@ -214,6 +252,17 @@ class AgentState:
             self.iteration_ceiling = 0
         self.unlimited_iterations = unlimited_iterations
 
+    def counters(self) -> dict[str, int | float]:
+        """The run's totals as events, the API and the gauges show them."""
+        total = self.total
+        return {
+            "iterations": total.iterations,
+            "tool_calls": total.tool_calls,
+            "tokens": total.tokens,
+            "cost_usd": round(total.cost_usd, 6),
+            "elapsed_ms": round(total.elapsed_s * 1000),
+        }
+
     def to_json(self) -> str:
         """Serialise the whole state (pause, resume, crash recovery)."""
         return json.dumps(asdict(self), separators=(",", ":"))
@@ -228,9 +277,17 @@ class AgentState:
         data["last_response"] = (
             LastResponse(**data["last_response"]) if data["last_response"] else None
         )
-        data["call_limits"] = CallLimits(**data["call_limits"]) if data["call_limits"] else None
+        limits = data["call_limits"]
+        if limits and limits.get("time_warning"):
+            limits["time_warning"] = TimeWarning(**limits["time_warning"])
+        data["call_limits"] = CallLimits(**limits) if limits else None
         data["limit_hit"] = LimitHit(**data["limit_hit"]) if data["limit_hit"] else None
         data["pending_notices"] = [Notice(**notice) for notice in data["pending_notices"]]
+        # States saved before results were compared kept "name:arguments" strings.
+        data["recent_actions"] = [
+            row if isinstance(row, list) else [*row.partition(":")[::2], ""]
+            for row in data["recent_actions"]
+        ]
         for key in ("wind_down_reason", "paused_reason", "termination_reason"):
             data[key] = TerminationReason(data[key]) if data[key] else None
         data["failure_class"] = (

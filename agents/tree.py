@@ -7,13 +7,13 @@ with `@decision_tree("name")`, which never touches the loop.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
 from agents import wording
 from agents.config import AgentConfig, LimitAction, OperatorLimits
+from agents.progress import Action, find_cycle, history_size
 from agents.state import (
     AgentState,
     CallLimits,
@@ -22,6 +22,7 @@ from agents.state import (
     Notice,
     RunStatus,
     TerminationReason,
+    TimeWarning,
 )
 from agents.tools import ToolResult
 
@@ -218,9 +219,13 @@ class DefaultDecisionTree:
                 decision = self._at_hard_limit(state, measure)
                 if decision is not GO:
                     return decision
-        if self._stuck(state):
+        stuck = self._stuck(state)
+        if stuck is not None:
+            state.limit_hit = stuck
             return False, TerminationReason.NO_PROGRESS
-        if state.consecutive_tool_errors >= self.config.max_consecutive_tool_errors:
+        errors, allowed = state.consecutive_tool_errors, self.config.max_consecutive_tool_errors
+        if errors >= allowed:
+            state.limit_hit = LimitHit(Metric.TOOL_ERRORS, errors, allowed)
             return False, TerminationReason.TOOL_ERRORS
         tool_calls = measures[4]
         if self.config.limit_action is LimitAction.WARN:
@@ -237,21 +242,27 @@ class DefaultDecisionTree:
             state.wind_down_reason = self._wind_down_reason(state, measures)
             if state.wind_down_reason is not None:
                 state.pending_hints.append(wording.WIND_DOWN_INSTRUCTION)
-        if state.wind_down_reason is None:
-            for measure in measures:
-                self._soft_warning(state, measure)
+        for measure in measures:
+            self._soft_warning(state, measure)
         by_metric = {measure.metric: measure for measure in measures}
+        time = by_metric[Metric.TIME]
         state.call_limits = CallLimits(
-            seconds=by_metric[Metric.TIME].hard_limit - state.round.elapsed_s,
+            seconds=time.hard_limit - state.round.elapsed_s,
             tokens=int(by_metric[Metric.TOKENS].hard_limit) - state.round.tokens,
             cost_usd=by_metric[Metric.COST].hard_limit - state.round.cost_usd,
             tool_calls=int(by_metric[Metric.TOOL_CALLS].hard_limit) - state.round.tool_calls,
         )
+        if Metric.TIME not in state.warnings_given:
+            # The time warning can fall due while the call streams: the loop gives it then.
+            at = self._warning_threshold(time)
+            notice, hint = self._warning(state, time, at)
+            state.call_limits.time_warning = TimeWarning(at, notice.text, hint)
         return state
 
     def on_tool_result(self, state: AgentState, result: ToolResult) -> AgentState:
-        state.recent_actions.append(action_key(result.name, result.arguments))
-        del state.recent_actions[: -self.config.no_progress_repeats]
+        action = Action.from_result(result)
+        state.recent_actions.append([action.name, action.arguments, action.outcome])
+        del state.recent_actions[: -history_size(self.config.no_progress_repeats)]
         state.consecutive_tool_errors = 0 if result.ok else state.consecutive_tool_errors + 1
         return state
 
@@ -263,19 +274,30 @@ class DefaultDecisionTree:
             return None
         if last.wind_down:
             if last.had_tool_calls:
+                tool_calls = self._measure(state, Metric.TOOL_CALLS)
+                state.limit_hit = LimitHit(
+                    Metric.TOOL_CALLS, tool_calls.value, tool_calls.hard_limit
+                )
                 return TerminationReason.TOOL_BUDGET_VIOLATION
             reason = state.wind_down_reason or TerminationReason.MAX_ITERATIONS
             self._record_wind_down_hit(state, reason)
             return reason
+        if last.cut_off:
+            return None  # the model's own output limit: the next call continues the answer
         if not last.had_tool_calls:
             return TerminationReason.COMPLETED
         return None
+
+    def _measure(self, state: AgentState, metric: Metric) -> Measure:
+        return next(measure for measure in self.measures(state) if measure.metric is metric)
 
     def _record_wind_down_hit(self, state: AgentState, reason: TerminationReason) -> None:
         measures = {measure.metric: measure for measure in self.measures(state)}
         metric = Metric.TOOL_CALLS if reason is TerminationReason.TOOL_BUDGET else Metric.ITERATIONS
         measure = measures[metric]
-        state.limit_hit = LimitHit(metric, measure.value, measure.hard_limit)
+        cut_off = "while continuing an answer the model's output limit had cut off"
+        detail = cut_off if state.last_response and state.last_response.continued else ""
+        state.limit_hit = LimitHit(metric, measure.value, measure.hard_limit, detail=detail)
 
     def _at_hard_limit(self, state: AgentState, measure: Measure) -> Decision:
         if measure.metric is Metric.ITERATIONS and self._can_extend(state):
@@ -316,6 +338,8 @@ class DefaultDecisionTree:
         new = min(old * self.config.extend_multiplier, self.operator.max_iterations)
         state.iteration_ceiling = new
         state.extensions_used += 1
+        # A new ceiling gets its own warning, telling what happens when it is reached.
+        state.warnings_given = [w for w in state.warnings_given if w != Metric.ITERATIONS]
         state.pending_events.append({"type": "budget.extended", "from": old, "to": new})
         text = wording.extended_notice(old, new, state.extensions_used, self.config.max_extensions)
         state.pending_notices.append(Notice("info", text, Metric.ITERATIONS, old, new))
@@ -334,24 +358,59 @@ class DefaultDecisionTree:
             return TerminationReason.TOOL_BUDGET
         return None
 
-    def _soft_warning(self, state: AgentState, measure: Measure) -> None:
+    def _warning_threshold(self, measure: Measure) -> float:
+        """The value at which a quantity is warned about. Iterations: the earlier of the
+        percentage and two before the limit (at least one done), so that every limit of
+        3 or more is warned about at least two iterations ahead (SPEC section 3)."""
         threshold = measure.shown_limit * measure.warn_percent / 100
-        if measure.value < threshold or measure.value >= measure.shown_limit:
+        if measure.metric is Metric.ITERATIONS:
+            return max(1.0, min(threshold, measure.shown_limit - 2))
+        return threshold
+
+    def _soft_warning(self, state: AgentState, measure: Measure) -> None:
+        # Tokens and cost warn on the next call's estimate: a call that would jump past
+        # the percentage is warned about before it is made, not after.
+        if measure.projected < self._warning_threshold(measure):
             return
+        if measure.value >= measure.shown_limit:
+            return  # past it already: the stop, pause or warn-action notice says so
+        self._give_warning(state, measure, measure.value)
+
+    def _give_warning(self, state: AgentState, measure: Measure, value: float) -> None:
         if measure.metric in state.warnings_given:
-            return
+            return  # once per round and quantity
         state.warnings_given.append(measure.metric)
-        value, limit = measure.value, measure.shown_limit
-        state.pending_notices.append(
-            Notice(
-                "warning",
-                wording.approaching_notice(measure.metric, value, limit),
-                measure.metric,
-                value,
-                limit,
-            )
+        notice, hint = self._warning(state, measure, value)
+        state.pending_notices.append(notice)
+        if hint:
+            state.pending_hints.append(hint)
+
+    def _warning(self, state: AgentState, measure: Measure, value: float) -> tuple[Notice, str]:
+        """The System message of a soft warning, and the model's hint ('' for none: the
+        limit will be extended or pause the run, or the wind-down instruction says more)."""
+        limit = measure.shown_limit
+        then = self._what_happens_at(state, measure)
+        text = wording.approaching_notice(
+            measure.metric, value, limit, round_number=state.rounds, then=then
         )
-        state.pending_hints.append(wording.approaching_hint(measure.metric, value, limit))
+        hit = LimitHit(measure.metric, value, limit)
+        notice = Notice("warning", text, hit.metric, hit.value, hit.limit)
+        wrap_up = not then and state.wind_down_reason is None
+        return notice, wording.approaching_hint(measure.metric, value, limit) if wrap_up else ""
+
+    def _what_happens_at(self, state: AgentState, measure: Measure) -> str:
+        """'' when the run will wrap up at this limit, else what happens instead."""
+        if measure.is_operator_cap:
+            return ""
+        if measure.metric is Metric.ITERATIONS and self._can_extend(state):
+            ceiling = self.iteration_ceiling(state)
+            new = min(ceiling * self.config.extend_multiplier, self.operator.max_iterations)
+            return wording.extension_ahead(
+                new, state.extensions_used + 1, self.config.max_extensions
+            )
+        if self._pauses_at(measure):
+            return wording.pause_ahead()
+        return ""
 
     def _warn_past_limit(self, state: AgentState, measure: Measure) -> None:
         key = f"{measure.metric}:limit"
@@ -361,16 +420,12 @@ class DefaultDecisionTree:
         text = wording.warn_notice(
             measure.metric, measure.value, measure.shown_limit, measure.hard_limit
         )
-        state.pending_notices.append(
-            Notice("warning", text, measure.metric, measure.value, measure.shown_limit)
-        )
+        hit = LimitHit(measure.metric, measure.value, measure.shown_limit)
+        state.pending_notices.append(Notice("warning", text, hit.metric, hit.value, hit.limit))
 
-    def _stuck(self, state: AgentState) -> bool:
+    def _stuck(self, state: AgentState) -> LimitHit | None:
         repeats = self.config.no_progress_repeats
-        recent = state.recent_actions
-        return len(recent) >= repeats and len(set(recent[-repeats:])) == 1
-
-
-def action_key(name: str, arguments: object) -> str:
-    """The canonical form of an action: the same tool with the same arguments is equal."""
-    return name + ":" + json.dumps(arguments, sort_keys=True, separators=(",", ":"))
+        stuck = find_cycle([Action(*row) for row in state.recent_actions], repeats)
+        if stuck is None:
+            return None
+        return LimitHit(Metric.REPEATS, repeats, repeats, detail=stuck.describe())

@@ -16,6 +16,8 @@ from django.urls import reverse
 from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
+from agents import wording
+from agents.state import Metric
 from chat.rendering import render_markdown
 
 REASON_LABELS = {
@@ -108,10 +110,15 @@ def _tool_result(result: str | None, ok: bool | None) -> SafeString:
     return format_html('<pre class="tool-output {}">{}</pre>', "ok" if ok else "failed", result)
 
 
-def _number(value: Any) -> str:
-    if isinstance(value, float) and not value.is_integer():
-        return f"{value:,.4f}".rstrip("0").rstrip(".")
-    return f"{int(value):,}" if isinstance(value, int | float) else str(value)
+def _number(metric: str, value: Any) -> str:
+    """A figure as the System messages write it ('$0.045', '10.3', '1,500')."""
+    if not isinstance(value, int | float):
+        return str(value)
+    return wording.number(metric, value) if metric in _METRICS else f"{value:,}"
+
+
+_METRICS = {metric.value for metric in Metric}
+_GAUGE_METRICS = {"cost_usd": Metric.COST, "elapsed_s": Metric.TIME}
 
 
 def system_message(
@@ -123,8 +130,8 @@ def system_message(
         figures = format_html(
             '<span class="figures">{}: {} of {}</span>',
             str(metadata["metric"]).replace("_", " "),
-            _number(metadata.get("value")),
-            _number(metadata.get("limit")),
+            _number(str(metadata["metric"]), metadata.get("value")),
+            _number(str(metadata["metric"]), metadata.get("limit")),
         )
     return format_html(
         '<aside class="msg msg-system severity-{}" id="{}" role="status">'
@@ -203,8 +210,8 @@ def gauges(
                 '<span class="gauge-figures">{} / {}</span></div>',
                 label,
                 percent,
-                _number(value),
-                _number(limit) if limit else "∞",
+                _number(_GAUGE_METRICS.get(key, Metric.ITERATIONS), value),
+                _number(_GAUGE_METRICS.get(key, Metric.ITERATIONS), limit) if limit else "∞",
             )
         )
     return format_html(

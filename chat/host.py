@@ -30,6 +30,7 @@ from django.db import close_old_connections, connections
 from django.utils import timezone
 
 from agents.cancel import CancelToken
+from agents.state import LimitHit, Metric
 from chat import services
 from chat.live import LIVE_CHANNEL, async_client
 from chat.models import Run, RunStatus
@@ -204,7 +205,9 @@ class RunHost:
             try:
                 result = await drive(job, recorder, cancel)
             except asyncio.CancelledError:
-                await self._end_interrupted(recorder, services.WORKER_STOPPED_NOTICE)
+                grace = settings.ORACLE_WORKER_SHUTDOWN_GRACE
+                hit = LimitHit(Metric.TIME, grace, grace)
+                await self._end_interrupted(recorder, services.stopped_notice(hit), hit)
                 raise
             except Exception:
                 logger.exception("run %s failed inside the engine", run_id)
@@ -218,10 +221,12 @@ class RunHost:
             with self._ids_lock:
                 self._ids.discard(run_id)
 
-    async def _end_interrupted(self, recorder: RunRecorder, notice: str) -> None:
+    async def _end_interrupted(
+        self, recorder: RunRecorder, notice: str, hit: LimitHit | None = None
+    ) -> None:
         """Keep what was produced, then explain the ending (resumable)."""
         await recorder.close()
-        await self.claims(services.run_interrupt, run_id=recorder.run_id, notice=notice)
+        await self.claims(services.run_interrupt, run_id=recorder.run_id, notice=notice, hit=hit)
 
     async def _poll_cancels(self) -> None:
         """One MGET for every hosted run's stop key, every `CANCEL_POLL_SECONDS`."""

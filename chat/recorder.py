@@ -125,14 +125,7 @@ class RunRecorder:
         """Keep the engine's whole state (between iterations) for the next write,
         with the run's counters so far for the gauges and the API."""
         self.checkpoint_json = state.to_json()
-        total = state.total
-        self.counters = {
-            "iterations": total.iterations,
-            "tool_calls": total.tool_calls,
-            "tokens": total.tokens,
-            "cost_usd": round(total.cost_usd, 6),
-            "elapsed_ms": round(total.elapsed_s * 1000),
-        }
+        self.counters = state.counters()
         self.journal.wake()
 
     def _apply(self, kind: str, data: dict[str, Any]) -> None:

@@ -97,18 +97,13 @@ def model_for(name: str) -> Model:
 def outcome(result: RunResult) -> dict[str, Any]:
     state = result.state
     paused = state.status is EngineStatus.PAUSED
-    total = state.total
     return {
         "status": RunStatus.PAUSED if paused else RunStatus.FINISHED,
         "pending_action": "",
         "state": json.loads(state.to_json()),
         "reason": result.reason.value if result.reason else "",
         "failure_class": state.failure_class.value if state.failure_class else "",
-        "iterations": total.iterations,
-        "tool_calls": total.tool_calls,
-        "tokens": total.tokens,
-        "cost_usd": round(total.cost_usd, 6),
-        "elapsed_ms": round(total.elapsed_s * 1000),
+        **state.counters(),
         "finished_at": None if paused else timezone.now(),
     }
 

@@ -13,9 +13,12 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
+from agents.endings import ending_events
+from agents.state import FailureClass, LimitHit, Metric, TerminationReason
+from agents.wording import figures, final_message, number
 from chat.live import publish_now
 from chat.models import ApiToken, Conversation, Message, Role, Run, RunEvent, RunStatus
-from chat.recorder import cancel_key
+from chat.recorder import COUNTERS, cancel_key
 from ops.heartbeat import redis_client
 from oracle.celery import app as celery_app
 
@@ -181,17 +184,36 @@ def run_cancel(*, run: Run) -> Run:
     with transaction.atomic():
         still_queued = Run.objects.filter(
             pk=run.pk, status=RunStatus.QUEUED, pending_action="start"
-        ).update(status=RunStatus.FINISHED, reason="cancelled", failure_class="deterministic",
+        ).update(status=RunStatus.FINISHED, reason="cancelled", failure_class="",
                  pending_action="", finished_at=timezone.now())  # fmt: skip
         if still_queued:
-            conversation = Conversation.objects.select_for_update().get(pk=run.conversation_id)
-            Message.objects.create(
-                conversation=conversation, run=run, seq=_next_seq(conversation),
-                role=Role.SYSTEM, content="Stopped before the Oracle started working.",
-                metadata={"severity": "info", "reason": "cancelled"},
-            )  # fmt: skip
+            events = _write_cancelled_before_start(run)
     run.refresh_from_db()
+    if still_queued:
+        _publish(run, events)
     return run
+
+
+def _write_cancelled_before_start(run: Run) -> list[dict[str, object]]:
+    """The ending of a run stopped while queued: its System message and `run.finished`
+    (no answer: the engine never started)."""
+    conversation = Conversation.objects.select_for_update().get(pk=run.conversation_id)
+    _, notice, finished = ending_events(
+        TerminationReason.CANCELLED, hit=None, final_text="", failure_class=None,
+        counters={field: getattr(run, field) for field in COUNTERS},
+        notice="Stopped before the Oracle started working.",
+    )  # fmt: skip
+    Message.objects.create(
+        conversation=conversation, run=run, seq=_next_seq(conversation), role=Role.SYSTEM,
+        content=notice["text"], metadata={"severity": notice["severity"], "reason": "cancelled"},
+    )  # fmt: skip
+    seq = run.last_event_seq
+    events = [{**notice, "seq": seq + 1}, {**finished, "seq": seq + 2}]
+    RunEvent.objects.bulk_create(
+        RunEvent(run=run, seq=e["seq"], type=e["type"], data=e) for e in events
+    )
+    Run.objects.filter(pk=run.pk).update(last_event_seq=run.last_event_seq + 2)
+    return events
 
 
 def _requeue(run: Run, action: str, allowed: dict[str, object]) -> Run:
@@ -235,14 +257,25 @@ def run_stop_paused(*, run: Run) -> Run:
     return _requeue(run, "stop", {"status": [RunStatus.PAUSED]})
 
 
-INTERRUPTED_NOTICE = (
-    "The worker running this answer was lost. What it produced is kept above; "
-    "press Resume to pick the run up where it stopped."
-)
-WORKER_STOPPED_NOTICE = (
-    "The worker running this answer was stopped. What it produced is kept above; "
-    "press Resume to pick the run up where it stopped."
-)
+RESUME = "What it produced is kept above; press Resume to pick the run up where it stopped."
+
+
+def lost_notice(hit: LimitHit) -> str:
+    """A worker went silent (it died, or lost the database) for longer than allowed."""
+    return (
+        f"The worker running this answer was lost: no word from it for "
+        f"{figures(hit.metric, hit.value, hit.limit)}. {RESUME}"
+    )
+
+
+def stopped_notice(hit: LimitHit) -> str:
+    """A worker was stopped (a deploy, Ctrl-C) and its grace period ran out."""
+    return (
+        f"The worker running this answer was stopped, and the answer was not done within "
+        f"its {number(hit.metric, hit.limit)} seconds of grace. {RESUME}"
+    )
+
+
 FAILED_NOTICE = (
     "Something went wrong inside Oracle while it worked on this answer (the error is in "
     "the worker's log). What it produced is kept above; press Resume to try again."
@@ -251,14 +284,24 @@ FAILED_NOTICE = (
 
 def runs_mark_interrupted() -> list[Run]:
     """Runs whose worker stopped writing (no heartbeat) become `interrupted`, resumable."""
-    cutoff = timezone.now() - timedelta(seconds=settings.ORACLE_RUN_HEARTBEAT_TIMEOUT)
+    now = timezone.now()
+    limit = settings.ORACLE_RUN_HEARTBEAT_TIMEOUT
+    cutoff = now - timedelta(seconds=limit)
     stale = Run.objects.filter(status=RunStatus.RUNNING, heartbeat_at__lt=cutoff)
-    return [run for run_id in stale.values_list("pk", flat=True) if (run := run_interrupt(
-        run_id=run_id, still_stale_before=cutoff, notice=INTERRUPTED_NOTICE
-    ))]  # fmt: skip
+    interrupted = []
+    for run_id, heartbeat_at in stale.values_list("pk", "heartbeat_at"):
+        hit = LimitHit(Metric.SILENCE, (now - heartbeat_at).total_seconds(), limit)
+        run = run_interrupt(
+            run_id=run_id, notice=lost_notice(hit), hit=hit, still_stale_before=cutoff
+        )
+        if run is not None:
+            interrupted.append(run)
+    return interrupted
 
 
-def run_interrupt(*, run_id: object, notice: str, still_stale_before: object = None) -> Run | None:
+def run_interrupt(
+    *, run_id: object, notice: str, hit: LimitHit | None = None, still_stale_before: object = None
+) -> Run | None:
     """End a running run as `interrupted` (resumable): its partial answer explained, a
     System message with Resume, and the events sent to whoever watches. None when the
     run was no longer running (or, with `still_stale_before`, had a fresh heartbeat)."""
@@ -271,15 +314,12 @@ def run_interrupt(*, run_id: object, notice: str, still_stale_before: object = N
                               pending_action=""):  # fmt: skip
             return None  # its worker wrote meanwhile, or another sweeper got it
         run = Run.objects.select_related("conversation").get(pk=run_id)
-        events = _write_interruption(run, notice)
+        events = _write_interruption(run, notice, hit)
     _publish(run, events)
     return run
 
 
-def _write_interruption(run: Run, notice: str) -> list[dict[str, object]]:
-    from agents.state import TerminationReason
-    from agents.wording import final_message
-
+def _write_interruption(run: Run, notice: str, hit: LimitHit | None) -> list[dict[str, object]]:
     conversation = Conversation.objects.select_for_update().get(pk=run.conversation_id)
     # The answer being streamed when the run stopped, if any: the run's last message,
     # still a draft. A finished step (one that called tools) or an earlier round's
@@ -291,7 +331,7 @@ def _write_interruption(run: Run, notice: str) -> list[dict[str, object]]:
         and not last.metadata.get("final")
         and not last.metadata.get("tool_calls")
     )
-    text = final_message(TerminationReason.INTERRUPTED, None, last.content if streaming else "")
+    text = final_message(TerminationReason.INTERRUPTED, hit, last.content if streaming else "")
     if streaming:
         assert last is not None
         partial = last
@@ -307,20 +347,19 @@ def _write_interruption(run: Run, notice: str) -> list[dict[str, object]]:
     partial.termination_reason = "interrupted"
     partial.failure_class = "transient_infra"
     partial.save()
+    ending = ending_events(
+        TerminationReason.INTERRUPTED, hit=hit, final_text=text, notice=notice,
+        counters={field: getattr(run, field) for field in COUNTERS},
+        failure_class=FailureClass.TRANSIENT_INFRA,
+    )  # fmt: skip
+    _, notice_event, _ = ending
     Message.objects.create(
         conversation=conversation, run=run, seq=_next_seq(conversation), role=Role.SYSTEM,
         content=notice,
-        metadata={"severity": "error", "reason": "interrupted", "metric": None},
+        metadata={key: notice_event[key] for key in ("severity", "reason", "metric", "value",
+                                                     "limit")},
     )  # fmt: skip
-    events: list[dict[str, object]] = [
-        *_cut_off_tools(run),
-        {"type": "assistant.message", "text": text, "tool_calls": [], "final": True},
-        {"type": "system.notice", "severity": "error", "metric": None, "value": None,
-         "limit": None, "text": notice, "reason": "interrupted"},
-        {"type": "run.finished", "reason": "interrupted", "failure_class": "transient_infra",
-         "iterations": run.iterations, "tool_calls": run.tool_calls, "tokens": run.tokens,
-         "cost_usd": run.cost_usd, "elapsed_ms": run.elapsed_ms, "final_text": text},
-    ]  # fmt: skip
+    events: list[dict[str, object]] = [*_cut_off_tools(run), *ending]
     for seq, event in enumerate(events, start=run.last_event_seq + 1):
         event["seq"] = seq
     RunEvent.objects.bulk_create(

@@ -46,6 +46,7 @@ class Reply:
     error: ModelError | None = None  # raised after `error_after_chunks` chunks
     error_after_chunks: int = 0
     hang: bool = False  # after the text, keep streaming dots until stopped
+    finish_reason: str | None = None  # e.g. "length"; by default "tool_calls" or "stop"
 
 
 @dataclass(frozen=True)
@@ -136,7 +137,7 @@ class ScriptedModel:
             yield ToolCallPart(f"call_{self._count}_{number}", call.name, raw)
         if reply.usage is not None:
             yield UsagePart(*reply.usage)
-        yield FinishPart("tool_calls" if reply.calls else "stop")
+        yield FinishPart(reply.finish_reason or ("tool_calls" if reply.calls else "stop"))
 
 
 def tool_loop(

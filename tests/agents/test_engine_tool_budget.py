@@ -61,6 +61,9 @@ async def test_tool_calls_after_the_wind_down_end_with_the_violation_message(run
     )
     assert outcome.finished["tool_calls"] == 3
     assert outcome.finished["failure_class"] == "deterministic"
+    notice = outcome.notices()[-1]
+    assert (notice["metric"], notice["value"], notice["limit"]) == ("tool_calls", 3, 3)
+    assert "(3 of 3)" in notice["text"]
 
 
 async def test_tool_calls_of_one_response_run_at_most_max_parallel_tools_at_once(run):

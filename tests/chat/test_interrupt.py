@@ -15,6 +15,7 @@ from chat.models import Message, Role, Run, RunEvent, RunStatus
 from chat.services import (
     FAILED_NOTICE,
     conversation_create,
+    run_cancel,
     run_continue,
     run_interrupt,
     runs_mark_interrupted,
@@ -68,6 +69,27 @@ def test_only_runs_without_a_fresh_heartbeat_are_swept(alice: User, settings) ->
     alive.refresh_from_db()
     assert alive.status == RunStatus.RUNNING
     assert runs_mark_interrupted() == []  # once only
+    notice = lost.messages.get(role=Role.SYSTEM)  # says what was counted, against what
+    assert notice.content.startswith(
+        "The worker running this answer was lost: no word from it for 31 of 30 seconds."
+    )
+    assert (notice.metadata["metric"], notice.metadata["limit"]) == ("silence", 30)
+    event = RunEvent.objects.get(run=lost, type="system.notice").data
+    assert (event["metric"], event["value"], event["limit"]) == ("silence", 31, 30)
+
+
+def test_stopping_a_queued_run_ends_it_with_its_events_and_no_failure_class(alice: User) -> None:
+    conversation = conversation_create(owner=alice)
+    run = Run.objects.create(conversation=conversation, status=RunStatus.QUEUED,
+                             pending_action="start")  # fmt: skip
+
+    run = run_cancel(run=run)
+
+    assert (run.status, run.reason, run.failure_class) == ("finished", "cancelled", "")
+    events = [e.data for e in RunEvent.objects.filter(run=run).order_by("seq")]
+    assert [(e["seq"], e["type"]) for e in events] == [(1, "system.notice"), (2, "run.finished")]
+    assert events[1]["reason"] == "cancelled" and events[1]["failure_class"] is None
+    assert run.messages.get().content == "Stopped before the Oracle started working."
 
 
 def test_the_cut_off_call_is_counted_from_what_it_streamed(alice: User) -> None:

@@ -1,0 +1,58 @@
+"""How a run ends, as events: the final message, the System notice, `run.finished`.
+
+The loop ends runs this way, and so does the web side when a worker is lost (it
+has no engine running): one shape, written once.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents import wording
+from agents.events import Event, EventType
+from agents.state import FailureClass, LimitHit, TerminationReason
+
+
+def ending_events(
+    reason: TerminationReason,
+    *,
+    hit: LimitHit | None,
+    final_text: str,
+    counters: dict[str, Any],
+    failure_class: FailureClass | None,
+    notice: str | None = None,
+) -> list[Event]:
+    """The closing events of a run, without their `seq`. `notice` replaces the usual
+    System message (the web side explains a lost worker in its own words)."""
+    events: list[Event] = [
+        {"type": EventType.ASSISTANT_MESSAGE, "text": final_text, "tool_calls": [], "final": True}
+    ]
+    if reason is not TerminationReason.COMPLETED:
+        events.append(
+            {
+                "type": EventType.SYSTEM_NOTICE,
+                "severity": severity(reason),
+                "metric": hit.metric if hit else None,
+                "value": hit.value if hit else None,
+                "limit": hit.limit if hit else None,
+                "text": notice or wording.stop_notice(reason, hit),
+                "reason": reason.value,
+            }
+        )
+    events.append(
+        {
+            "type": EventType.RUN_FINISHED,
+            "reason": reason.value,
+            "failure_class": failure_class.value if failure_class else None,
+            **counters,
+            "final_text": final_text,
+        }
+    )
+    return events
+
+
+def severity(reason: TerminationReason) -> str:
+    """How the ending's System message is shown: the user's own stop is no warning."""
+    if reason in (TerminationReason.PROVIDER_ERROR, TerminationReason.INTERRUPTED):
+        return "error"
+    return "info" if reason is TerminationReason.CANCELLED else "warning"
