@@ -54,7 +54,9 @@ FIELDS: tuple[FieldSpec, ...] = (
         "int",
         15,
         "Max iterations",
-        "Model calls per round of a run.",
+        "Model calls per round of a run. The last one answers without tools. The warning "
+        "comes at least two calls ahead from 3 up; with 2 it comes with the last call, with 1 "
+        "there is none (the one call is the answer).",
         min=1,
         max=50,
     ),
@@ -70,7 +72,8 @@ FIELDS: tuple[FieldSpec, ...] = (
         "int",
         70,
         "Soft warning (%)",
-        "Warn at this share of the iteration, tool-call, time and cost limits.",
+        "Warn at this share of the iteration, tool-call, time and cost limits (for "
+        "iterations, two before the limit if that is earlier). Once per round and limit.",
         min=10,
         max=100,
     ),

@@ -29,7 +29,7 @@ def test_it_shows_every_field_with_its_stored_value_and_bounds(alice_client: Cli
         assert f'name="{spec.name}"' in html, spec.name
         assert spec.label in html
     assert input_value(html, "max_iterations") == "15"
-    assert "Model calls per round of a run. 1\N{EN DASH}50; default 15." in html
+    assert "there is none (the one call is the answer). 1\N{EN DASH}50; default 15." in html
     assert "1,000\N{EN DASH}200,000; default 50,000." in html
     assert "0.01\N{EN DASH}100.00; default 1.00." in html
     assert "(The hard cap is 200 iterations.)" in html

@@ -94,7 +94,7 @@ def test_the_admin_edits_a_config_with_the_same_rules(alice: User, db: None):
     form.pop("unlimited_iterations")
 
     page = client.get(url).content.decode()
-    assert "Model calls per round of a run. 1\N{EN DASH}50; default 15." in page
+    assert "there is none (the one call is the answer). 1\N{EN DASH}50; default 15." in page
 
     response = client.post(url, {**form, "max_iterations": 51, "token_budget": 500})
     assert response.status_code == 200
