@@ -7,8 +7,11 @@ the model; it never crashes the run.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import inspect
 import json
+import threading
 import types
 import typing
 from collections.abc import Callable, Iterable, Mapping
@@ -61,7 +64,8 @@ class Tool:
         Parameters must be str, int, float or bool (optionally `X | None` with a
         default). The docstring's first paragraph is the description; lines
         `name: text` under `Args:` describe the parameters. Sync functions run in
-        a thread unless `inline` (for quick, CPU-bounded work).
+        a thread of their own (`in_own_thread`) unless `inline` (for quick,
+        CPU-bounded work).
         """
         hints = typing.get_type_hints(function)
         descriptions = _arg_descriptions(function.__doc__ or "")
@@ -126,7 +130,49 @@ class Tool:
             return await self.function(**arguments)
         if self.inline:
             return self.function(**arguments)
-        return await asyncio.to_thread(self.function, **arguments)
+        return await in_own_thread(self.function, arguments, name=f"tool {self.name}")
+
+
+def in_own_thread(
+    function: Callable[..., Any], arguments: Mapping[str, Any], *, name: str
+) -> asyncio.Future[Any]:
+    """Call `function(**arguments)` on a new daemon thread; the future gets its outcome.
+
+    Not `asyncio.to_thread`: a thread cannot be stopped, so a tool cut short by a
+    Stop or the time limit runs on until it returns, and in the loop's default
+    executor it would hold one of a few threads shared by every run of the worker
+    process (and by anything else using `to_thread`); a handful of stuck tools
+    would stall them all. A thread per call holds nothing shared and ends when the
+    tool returns; starting one costs far less than any tool worth a thread. Being
+    a daemon, a stuck tool does not keep the process from exiting either.
+
+    Cancelling the future abandons the call: its outcome, even an exception, is
+    dropped without being logged, as is one arriving after the loop has closed.
+    """
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+    context = contextvars.copy_context()  # as `to_thread` does
+
+    def settle(result: Any, error: BaseException | None) -> None:
+        if future.done():  # cancelled: no one is waiting
+            return
+        if error is None:
+            future.set_result(result)
+        else:
+            future.set_exception(error)
+
+    def work() -> None:
+        result: Any = None
+        error: BaseException | None = None
+        try:
+            result = context.run(function, **arguments)
+        except BaseException as raised:  # delivered to the caller, as `to_thread` does
+            error = raised
+        with contextlib.suppress(RuntimeError):  # the loop has closed: no one is waiting
+            loop.call_soon_threadsafe(settle, result, error)
+
+    threading.Thread(target=work, name=name, daemon=True).start()
+    return future
 
 
 def _fits(value: object, kind: type) -> bool:

@@ -61,7 +61,7 @@ class RunHost:
         self._stop = threading.Event()
         self.runs: dict[str, HostedRun] = {}  # on the loop only
         self._ids_lock = threading.Lock()
-        self._ids: set[str] = set()  # a copy for the heartbeat thread
+        self._ids: dict[str, int] = {}  # run id -> lease: a copy for the heartbeat thread
 
     # --- from other threads ----------------------------------------------------------
 
@@ -151,7 +151,8 @@ class RunHost:
         interval = min(5.0, settings.ORACLE_RUN_HEARTBEAT_TIMEOUT / 6)
         while not self._stop.wait(interval):
             with self._ids_lock:
-                ids = list(self._ids)
+                leases = dict(self._ids)
+                ids = list(leases)
             if not ids:
                 continue
             try:
@@ -167,6 +168,10 @@ class RunHost:
                 stopped = Run.objects.filter(pk__in=ids, cancel_requested_at__isnull=False)
                 for run_id in stopped.values_list("pk", flat=True):
                     self._cancel_threadsafe(str(run_id))
+                # A run claimed again elsewhere (thought lost) stops here, writing nothing.
+                for run_id, lease in Run.objects.filter(pk__in=ids).values_list("pk", "lease"):
+                    if lease != leases.get(str(run_id)) and self._loop is not None:
+                        self._loop.call_soon_threadsafe(self._taken_over, str(run_id))
             except Exception:  # the database may be briefly away; try again next time
                 logger.exception("could not refresh the runs' heartbeat")
             finally:
@@ -177,6 +182,11 @@ class RunHost:
         loop = self._loop
         if loop is not None:
             loop.call_soon_threadsafe(self._cancel, run_id)
+
+    def _taken_over(self, run_id: str) -> None:
+        hosted = self.runs.get(run_id)
+        if hosted is not None:
+            hosted.recorder.taken_over()
 
     def _cancel(self, run_id: str) -> None:
         hosted = self.runs.get(run_id)
@@ -199,19 +209,26 @@ class RunHost:
         assert task is not None
         queued_at = job.run.queued_at.timestamp() if job.run.queued_at else 0.0
         self.runs[run_id] = HostedRun(recorder, cancel, task, queued_at)
+        recorder.on_lost = task.cancel
         with self._ids_lock:
-            self._ids.add(run_id)
+            self._ids[run_id] = job.run.lease
         try:
             try:
                 result = await drive(job, recorder, cancel)
             except asyncio.CancelledError:
+                if recorder.lost:  # resumed by another worker: its ending is not ours
+                    await recorder.close()
+                    return
                 grace = settings.ORACLE_WORKER_SHUTDOWN_GRACE
                 hit = LimitHit(Metric.TIME, grace, grace)
-                await self._end_interrupted(recorder, services.stopped_notice(hit), hit)
+                await self._end_interrupted(
+                    recorder, services.stopped_notice(hit), hit, resume=True
+                )
                 raise
             except Exception:
                 logger.exception("run %s failed inside the engine", run_id)
-                await self._end_interrupted(recorder, services.FAILED_NOTICE)
+                # A failure inside Oracle would likely fail again: the user decides.
+                await self._end_interrupted(recorder, services.FAILED_NOTICE, resume=False)
             else:
                 await recorder.close(**outcome(result))
                 with contextlib.suppress(aioredis.RedisError, OSError):
@@ -219,14 +236,24 @@ class RunHost:
         finally:
             self.runs.pop(run_id, None)
             with self._ids_lock:
-                self._ids.discard(run_id)
+                self._ids.pop(run_id, None)
 
     async def _end_interrupted(
-        self, recorder: RunRecorder, notice: str, hit: LimitHit | None = None
+        self,
+        recorder: RunRecorder,
+        notice: str,
+        hit: LimitHit | None = None,
+        *,
+        resume: bool = True,
     ) -> None:
         """Keep what was produced, then explain the ending (resumable)."""
         await recorder.close()
-        await self.claims(services.run_interrupt, run_id=recorder.run_id, notice=notice, hit=hit)
+        if not recorder.lost:
+            await self.claims(
+                services.run_interrupt,
+                run_id=recorder.run_id, notice=notice, hit=hit, lease=recorder.run.lease,
+                resume=resume,
+            )  # fmt: skip
 
     async def _poll_cancels(self) -> None:
         """One MGET for every hosted run's stop key, every `CANCEL_POLL_SECONDS`."""

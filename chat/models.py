@@ -102,6 +102,11 @@ class Run(models.Model):
     queued_at = models.DateTimeField(null=True, blank=True)
     # A stop asked for, kept here as well as in Redis: it holds while Redis is away.
     cancel_requested_at = models.DateTimeField(null=True, blank=True)
+    # Raised by every claim: a worker writes a run only while its lease is the run's, so
+    # a run resumed elsewhere (its first worker thought lost) never runs twice at once.
+    lease = models.PositiveIntegerField(default=0)
+    # Times a lost worker's run was resumed without the user (at most MAX_AUTO_RESUMES).
+    auto_resumes = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
         ordering = ["-created_at"]

@@ -107,10 +107,14 @@ class RunRecorder:
         self.failures = 0
         self.closing = False
         self.closed: asyncio.Future[None] | None = None
+        self.lost = False  # taken over by another worker's claim: nothing more is written
+        self.on_lost: Callable[[], None] | None = None
 
     # --- receiving events -----------------------------------------------------------
 
     async def __call__(self, event: dict[str, Any]) -> None:
+        if self.lost:
+            return
         kind = event["type"]
         data = {k: v for k, v in event.items() if k not in ("type", "seq")}
         if kind == "assistant.delta" and self.pending and self.pending[-1]["type"] == kind:
@@ -124,6 +128,8 @@ class RunRecorder:
     async def checkpoint(self, state: Any) -> None:
         """Keep the engine's whole state (between iterations) for the next write,
         with the run's counters so far for the gauges and the API."""
+        if self.lost:
+            return
         self.checkpoint_json = state.to_json()
         self.counters = state.counters()
         self.journal.wake()
@@ -213,6 +219,16 @@ class RunRecorder:
         batch.updates = [(m.pk, _row(m)) for k, m in batch.dirty.items() if k not in created]
         return batch
 
+    def taken_over(self) -> None:
+        """The run was claimed again elsewhere: write nothing more, and tell the host."""
+        if not self.lost:
+            logger.warning("run %s was resumed by another worker; stopping it here", self.run_id)
+        self.lost = True
+        self.pending, self.new, self.dirty, self.run_fields = [], [], {}, {}
+        self.checkpoint_json = None
+        if self.on_lost is not None:
+            self.on_lost()
+
     def give_back(self, batch: Batch) -> None:
         """A write failed: what it held goes first into the next one."""
         self.pending = batch.events + self.pending
@@ -281,12 +297,15 @@ class Journal:
                 logger.warning("writing %d runs together failed; one by one", len(writes))
                 results = await self.database(_write_each, writes)
             for batch, created in zip(writes, results, strict=True):
-                if created is None:
+                if created is TAKEN_OVER:
+                    batch.recorder.taken_over()
+                elif created is None:
                     batch.recorder.give_back(batch)
                     self._wake.set()
                 else:
                     batch.recorder.written(batch, created)
-            await self._publish([b for b, r in zip(writes, results, strict=True) if r is not None])
+            written = zip(writes, results, strict=True)
+            await self._publish([b for b, r in written if r is not None and r is not TAKEN_OVER])
         for batch in batches:
             recorder = batch.recorder
             if not batch.closing or recorder.closed is None or recorder.closed.done():
@@ -322,10 +341,24 @@ class Journal:
             self._publish_failed_at = now
 
 
+TAKEN_OVER: list[tuple[int, int]] = []  # written() of a batch dropped: see _write_all
+
+
 def _write_all(batches: list[Batch]) -> list[list[tuple[int, int]] | None]:
     """Write the batches in one transaction: each run's new rows, then every changed
-    row and every run's fields in one statement per shape, then all events at once."""
+    row and every run's fields in one statement per shape, then all events at once.
+
+    A run claimed again since this worker claimed it (its lease moved on: it was
+    thought lost and resumed elsewhere) is not written: its batch comes back as
+    `TAKEN_OVER`, and the host stops it here."""
     with transaction.atomic():
+        ids = [batch.recorder.run.pk for batch in batches]
+        leases = dict(Run.objects.select_for_update().filter(pk__in=ids).values_list("pk", "lease"))
+        mine = [b for b in batches if leases.get(b.recorder.run.pk) == b.recorder.run.lease]
+        if len(mine) < len(batches):
+            written = _write_all(mine) if mine else []
+            by_batch = dict(zip(map(id, mine), written, strict=True))
+            return [by_batch.get(id(batch), TAKEN_OVER) for batch in batches]
         created: list[list[tuple[int, int]] | None] = [_create_rows(b) for b in batches]
         _update_many(Message, [update for batch in batches for update in batch.updates])
         _update_many(Run, [(batch.recorder.run.pk, _run_fields(batch)) for batch in batches])

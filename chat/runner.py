@@ -16,6 +16,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from agents.cancel import CancelToken
@@ -122,7 +123,7 @@ def claim(run_id: str) -> Job | None:
     now = timezone.now()
     with transaction.atomic():
         claimed = Run.objects.filter(pk=run_id, status=RunStatus.QUEUED).update(
-            status=RunStatus.RUNNING, heartbeat_at=now
+            status=RunStatus.RUNNING, heartbeat_at=now, lease=F("lease") + 1
         )
         if not claimed:
             return None

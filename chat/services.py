@@ -11,6 +11,7 @@ import redis
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from agents.endings import ending_events
@@ -258,6 +259,9 @@ def run_stop_paused(*, run: Run) -> Run:
 
 
 RESUME = "What it produced is kept above; press Resume to pick the run up where it stopped."
+# A lost worker's run is resumed without the user this many times (SPEC 4: transient
+# failures are retried automatically); then it waits for Resume.
+MAX_AUTO_RESUMES = 2
 
 
 def lost_notice(hit: LimitHit) -> str:
@@ -292,31 +296,60 @@ def runs_mark_interrupted() -> list[Run]:
     for run_id, heartbeat_at in stale.values_list("pk", "heartbeat_at"):
         hit = LimitHit(Metric.SILENCE, (now - heartbeat_at).total_seconds(), limit)
         run = run_interrupt(
-            run_id=run_id, notice=lost_notice(hit), hit=hit, still_stale_before=cutoff
-        )
+            run_id=run_id, notice=lost_notice(hit), hit=hit, still_stale_before=cutoff,
+            resume=True,
+        )  # fmt: skip
         if run is not None:
             interrupted.append(run)
     return interrupted
 
 
 def run_interrupt(
-    *, run_id: object, notice: str, hit: LimitHit | None = None, still_stale_before: object = None
+    *,
+    run_id: object,
+    notice: str,
+    hit: LimitHit | None = None,
+    still_stale_before: object = None,
+    lease: int | None = None,
+    resume: bool = False,
 ) -> Run | None:
-    """End a running run as `interrupted` (resumable): its partial answer explained, a
-    System message with Resume, and the events sent to whoever watches. None when the
-    run was no longer running (or, with `still_stale_before`, had a fresh heartbeat)."""
+    """End a running run as `interrupted`: its partial answer explained, a System
+    message, and the events sent to whoever watches. With `resume` (a lost or stopped
+    worker: a transient failure) it is queued again at once, up to MAX_AUTO_RESUMES
+    times; otherwise, or after that, the message offers Resume. None when the run was
+    no longer running (or had a fresh heartbeat, or another `lease`)."""
     running = Run.objects.filter(pk=run_id, status=RunStatus.RUNNING)
     if still_stale_before is not None:
         running = running.filter(heartbeat_at__lt=still_stale_before)
+    if lease is not None:
+        running = running.filter(lease=lease)
     with transaction.atomic():
         if not running.update(status=RunStatus.FINISHED, reason="interrupted",
                               failure_class="transient_infra", finished_at=timezone.now(),
                               pending_action=""):  # fmt: skip
             return None  # its worker wrote meanwhile, or another sweeper got it
         run = Run.objects.select_related("conversation").get(pk=run_id)
+        again = resume and run.auto_resumes < MAX_AUTO_RESUMES and _is_latest(run)
+        if again:
+            retry = run.auto_resumes + 1
+            notice = notice.replace(RESUME, (
+                "What it produced is kept above, and Oracle is picking the run up where it "
+                f"stopped (automatic retry {retry} of {MAX_AUTO_RESUMES})."
+            ))  # fmt: skip
         events = _write_interruption(run, notice, hit)
     _publish(run, events)
+    if again:
+        Run.objects.filter(pk=run.pk).update(auto_resumes=F("auto_resumes") + 1)
+        with contextlib.suppress(RunConflict):  # the user pressed Resume first
+            run = _requeue(run, "resume", {"status": [RunStatus.FINISHED],
+                                           "reason": ["interrupted"]})  # fmt: skip
     return run
+
+
+def _is_latest(run: Run) -> bool:
+    return not Run.objects.filter(
+        conversation_id=run.conversation_id, created_at__gt=run.created_at
+    ).exists()
 
 
 def _write_interruption(run: Run, notice: str, hit: LimitHit | None) -> list[dict[str, object]]:

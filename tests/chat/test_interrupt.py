@@ -71,7 +71,9 @@ def test_only_runs_without_a_fresh_heartbeat_are_swept(alice: User, settings) ->
     assert runs_mark_interrupted() == []  # once only
     notice = lost.messages.get(role=Role.SYSTEM)  # says what was counted, against what
     assert notice.content.startswith(
-        "The worker running this answer was lost: no word from it for 31 of 30 seconds."
+        "The worker running this answer was lost: no word from it for 31 of 30 seconds. "
+        "What it produced is kept above, and Oracle is picking the run up where it stopped "
+        "(automatic retry 1 of 2)."
     )
     assert (notice.metadata["metric"], notice.metadata["limit"]) == ("silence", 30)
     event = RunEvent.objects.get(run=lost, type="system.notice").data
@@ -142,3 +144,38 @@ def test_an_earlier_rounds_answer_is_left_alone(alice: User) -> None:
     latest = run.messages.filter(role=Role.ASSISTANT).order_by("-seq").first()
     assert latest is not None and latest.pk != earlier.pk
     assert "first round" not in latest.content
+
+
+def test_a_lost_workers_run_is_resumed_by_itself_twice_then_waits_for_the_user(
+    alice: User, settings
+) -> None:
+    settings.ORACLE_RUN_HEARTBEAT_TIMEOUT = 30
+    run = running_run(alice, heartbeat_age=31)
+    for retry in (1, 2):
+        (swept,) = runs_mark_interrupted()
+        swept.refresh_from_db()
+        assert (swept.status, swept.pending_action, swept.auto_resumes) == (
+            "queued",
+            "resume",
+            retry,
+        )
+        # A worker claims it, and is lost again.
+        Run.objects.filter(pk=run.pk).update(
+            status=RunStatus.RUNNING, heartbeat_at=timezone.now() - timedelta(seconds=31)
+        )
+
+    (swept,) = runs_mark_interrupted()
+
+    swept.refresh_from_db()
+    assert (swept.status, swept.reason, swept.auto_resumes) == ("finished", "interrupted", 2)
+    latest = swept.messages.filter(role=Role.SYSTEM).order_by("-seq").first()
+    assert latest is not None and "press Resume" in latest.content
+
+
+def test_a_failure_inside_oracle_is_not_retried_by_itself(alice: User) -> None:
+    run = running_run(alice, heartbeat_age=0)
+
+    run_interrupt(run_id=run.pk, notice=FAILED_NOTICE)
+
+    run.refresh_from_db()
+    assert (run.status, run.auto_resumes) == ("finished", 0)

@@ -106,3 +106,33 @@ async def test_runs_written_together_keep_their_own_order(alice: User, bob: User
         published = [e for m in redis.sent if m["run_id"] == str(run.pk) for e in m["events"]]
         assert [e["seq"] for e in published] == list(range(1, len(published) + 1))
         assert len(published) == await RunEvent.objects.filter(run=run).acount()
+
+
+async def test_a_run_claimed_again_elsewhere_is_no_longer_written_here(
+    alice: User, bob: User
+) -> None:
+    mine, theirs = await sync_to_async(new_run)(alice), await sync_to_async(new_run)(bob)
+    redis = Redis()
+    journal, task, database = await journal_with(redis)
+    recorders = [RunRecorder(mine, journal), RunRecorder(theirs, journal)]
+    for recorder in recorders:
+        journal.add(recorder)
+    stopped: list[str] = []
+    recorders[1].on_lost = lambda: stopped.append("theirs")
+    await stream(recorders[0], ["a "])
+    await stream(recorders[1], ["b "])
+    await asyncio.sleep(0.2)
+    # The second run's worker was thought lost, and another worker claimed the run.
+    await Run.objects.filter(pk=theirs.pk).aupdate(lease=theirs.lease + 1)
+
+    await recorders[1]({"type": "assistant.delta", "text": "twice"})
+    await recorders[0]({"type": "assistant.delta", "text": "more"})
+    await asyncio.gather(*(recorder.close() for recorder in recorders))
+    task.cancel()
+    database.close()
+
+    assert stopped == ["theirs"]
+    written = [e.data.get("text") async for e in RunEvent.objects.filter(run=theirs)]
+    assert "twice" not in written  # nothing of it after the other claim
+    assert "more" in [e.data.get("text") async for e in RunEvent.objects.filter(run=mine)]
+    assert all(m["run_id"] != str(theirs.pk) or "twice" not in json.dumps(m) for m in redis.sent)

@@ -36,7 +36,10 @@ class AskRun:
         return event
 
 
-def run_ask(*args: str, server: FakeServer | None = None) -> AskRun:
+def run_ask(*args: str, server: FakeServer | None = None, **env_vars: str) -> AskRun:
+    """`manage.py ask ARGS`; with a fake `server`, `openai/fake-model` is offered
+    (ORACLE_MODELS) and chosen unless ARGS name a --model. Keyword arguments are
+    more environment variables."""
     env = {
         **os.environ,
         "ORACLE_VAR_DIR": str(ROOT / "var" / "test"),
@@ -44,8 +47,10 @@ def run_ask(*args: str, server: FakeServer | None = None) -> AskRun:
         "ORACLE_MODEL": "",
         "ORACLE_API_BASE": server.base_url if server else "",
         "ORACLE_API_KEY": "test-key" if server else "",
+        "ORACLE_MODELS": "openai/fake-model" if server else "",
+        **env_vars,
     }
-    model = ["--model", "openai/fake-model"] if server else []
+    model = ["--model", "openai/fake-model"] if server and "--model" not in args else []
     completed = subprocess.run(
         [sys.executable, "manage.py", "ask", *args, *model],
         cwd=ROOT,

@@ -136,3 +136,45 @@ def test_without_json_it_prints_a_readable_transcript(ask):
     assert "→ calculator(expression='17*23')" in run.stdout
     assert "← 391" in run.stdout
     assert "— completed · 2 iterations · 1 tool call" in run.stdout
+
+
+def test_the_operators_iteration_cap_ends_an_unlimited_run(ask, server):
+    server.set_script([{"text": "Summary: nothing added yet."}, calculator_call("1+1")])
+
+    run = ask("Add", "--json", "--unlimited", server=server, ORACLE_HARD_MAX_ITERATIONS="1")
+
+    assert run.finished["iterations"] == 1, "the operator's cap of 1 iteration did not apply"
+    assert run.finished["reason"] == "max_iterations"
+    assert run.returncode == 1
+    assert len(server.requests) == 1 and "tools" not in server.requests[0]  # the wind-down
+
+
+def test_the_operators_time_cap_ends_a_run_with_a_longer_timeout(ask, server):
+    server.set_script([{"text": ["Working "], "hang": True, "chunk_delay": 0.2}])
+
+    run = ask("Slow", "--json", "--timeout", "600", server=server, ORACLE_HARD_TIMEOUT_SECONDS="2")
+
+    assert run.finished["reason"] == "timeout"
+    assert run.finished["elapsed_ms"] < 5_000, "the operator's 2 s cap did not apply"
+
+
+def test_a_model_the_operator_does_not_offer_is_a_clear_error_with_status_2(ask, server):
+    run = ask("Hello", "--json", "--model", "openai/gpt-4o", server=server)
+
+    assert run.returncode == 2
+    assert run.stdout == ""
+    assert run.stderr.strip().splitlines() == [
+        "CommandError: --model=openai/gpt-4o: Must be one of the allowed models: openai/fake-model."
+    ]
+    assert server.requests == []  # no run was made
+
+
+def test_without_offered_models_only_the_offline_model_can_be_named(ask):
+    refused = ask("what is 17*23", "--json", "--model", "openai/gpt-4o")
+    offline = ask("what is 17*23", "--json", "--model", "oracle/offline")
+
+    assert refused.returncode == 2
+    assert refused.stdout == ""
+    assert "--model=openai/gpt-4o: Only the server's default model" in refused.stderr
+    assert offline.returncode == 0, offline.stderr
+    assert offline.events[0]["model"] == "oracle/offline"

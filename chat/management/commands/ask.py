@@ -10,6 +10,7 @@ import sys
 from argparse import ArgumentParser
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.db import DatabaseError
@@ -19,12 +20,17 @@ from agents.cancel import CancelToken
 from agents.config import AgentConfig, ConfigError
 from agents.events import Event
 from agents.loop import RunDeps, start_run, stop_paused_run
+from agents.offline_model import OFFLINE_MODEL_NAME
 from agents.state import RunStatus, TerminationReason
 from agents.tree import UnknownTreeError, create_tree
-from chat.runner import model_for, model_name, user_config
+from chat.runner import model_for, model_name
+from settings_ui.policy import config_from_raw
+from settings_ui.services import agent_config_for, operator_limits
 
-# Flag -> AgentConfig field; every value is validated by AgentConfig's one declaration.
+# Flag -> AgentConfig field; every value is validated as the settings page validates it
+# (AgentConfig's one declaration, and the operator's list of models).
 FLAGS = {
+    "model": "model",
     "max_iterations": "max_iterations",
     "soft_warning_percent": "soft_warning_percent",
     "token_budget": "token_budget",
@@ -68,17 +74,20 @@ class Command(BaseCommand):
         parser.add_argument("--no-progress-repeats", metavar="N")
         parser.add_argument("--max-consecutive-tool-errors", metavar="N")
         parser.add_argument("--skill", default="default", help="the decision tree to use")
-        parser.add_argument("--model", help="a LiteLLM model string (default: ORACLE_MODEL)")
+        parser.add_argument(
+            "--model", help="one of ORACLE_MODELS (default: the user's choice, else ORACLE_MODEL)"
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        # The user's saved settings (defaults without --user), then the flags over them.
-        base, operator = user_config(_user(options["user"])) if options["user"] else (None, None)
+        # The user's saved settings (defaults without --user), then the flags over them;
+        # the operator's hard caps hold whoever runs it.
+        base = agent_config_for(user=_user(options["user"])) if options["user"] else None
         config = _config_from_flags(options, base)
         try:
-            tree = create_tree(options["skill"], config, operator)
+            tree = create_tree(options["skill"], config, operator_limits())
         except UnknownTreeError as error:
             raise CommandError(f"--skill: {error}", returncode=USAGE_ERROR) from None
-        model = model_for(options["model"] or model_name(config))
+        model = model_for(model_name(config))
         deps = RunDeps(model=model, tree=tree, tools=builtin_tools())
         printer = JsonPrinter(self.stdout) if options["json"] else TranscriptPrinter(self.stdout)
         # Only events go to stdout; anything else printed during the run goes to stderr.
@@ -103,10 +112,12 @@ def _config_from_flags(options: dict[str, Any], base: AgentConfig | None) -> Age
     raw: dict[str, object] = {
         field: options[flag] for flag, field in FLAGS.items() if options[flag] is not None
     }
+    if raw.get("model") == OFFLINE_MODEL_NAME and not settings.ORACLE_MODEL:
+        raw["model"] = ""  # the built-in model by its name: the server default here
     if options["unlimited"]:
         raw["unlimited_iterations"] = True
     try:
-        return AgentConfig.from_raw(raw, base=base)
+        return config_from_raw(raw, base=base or AgentConfig())
     except ConfigError as error:
         by_field = {field: flag for flag, field in FLAGS.items()}
         lines = [
