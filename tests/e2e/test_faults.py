@@ -206,8 +206,7 @@ def test_stop_works_while_redis_is_down(
 def completed(client: httpx.Client, run_id: str, timeout: float = 90) -> dict[str, Any]:
     """The run once it completed (it may end `interrupted` on the way and be resumed)."""
     return processes.wait_for(
-        lambda: (run := client.get(f"/api/runs/{run_id}/").json())["reason"] == "completed"
-        and run,
+        lambda: (run := client.get(f"/api/runs/{run_id}/").json())["reason"] == "completed" and run,
         timeout,
     )
 
