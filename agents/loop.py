@@ -42,7 +42,7 @@ from agents.state import (
     TerminationReason,
 )
 from agents.tools import ToolRegistry, ToolResult
-from agents.tree import DecisionTree
+from agents.tree import DecisionTree, Pause, Stop
 
 SYSTEM_PROMPT = (
     "You are the Oracle, a helpful assistant. Use the tools when they help, "
@@ -261,13 +261,15 @@ class _Run:
             if await self.cancel.poll():
                 state.cancel_requested = True
             self._estimate_next_call()
-            go, reason = self.tree.should_continue(state)
+            decision = self.tree.should_continue(state)
             await self._flush_outbox()
-            if not go:
-                assert reason is not None, "a tree that stops must give a reason"
-                if state.status is RunStatus.PAUSED:
-                    return await self._pause(reason)
-                return await self.finish(reason)
+            if isinstance(decision, Pause):
+                state.status, state.paused_reason = RunStatus.PAUSED, decision.reason
+                state.limit_hit = decision.hit
+                return await self._pause(decision.reason)
+            if isinstance(decision, Stop):
+                state.limit_hit = decision.hit or state.limit_hit
+                return await self.finish(decision.reason)
             self.tree.on_turn_start(state)
             await self._flush_outbox()
             await self._iteration()

@@ -20,14 +20,35 @@ from agents.state import (
     LimitHit,
     Metric,
     Notice,
-    RunStatus,
     TerminationReason,
     TimeWarning,
 )
 from agents.tools import ToolResult
 
-Decision = tuple[bool, TerminationReason | None]
-GO: Decision = (True, None)
+
+@dataclass(frozen=True)
+class Continue:
+    """Make another model call."""
+
+
+@dataclass(frozen=True)
+class Stop:
+    """End the run with `reason`; `hit` gives the figures of the limit that ended it."""
+
+    reason: TerminationReason
+    hit: LimitHit | None = None
+
+
+@dataclass(frozen=True)
+class Pause:
+    """Save the run at a limit and wait for the user (the `pause` limit action)."""
+
+    reason: TerminationReason
+    hit: LimitHit
+
+
+Decision = Continue | Stop | Pause
+GO = Continue()
 _TOLERANCE = 1e-6
 
 
@@ -35,10 +56,7 @@ class DecisionTree(Protocol):
     """The control flow of a run, pluggable per skill (SPEC section 6)."""
 
     def should_continue(self, state: AgentState) -> Decision:
-        """(True, None) to make another model call, else (False, reason).
-
-        A tree pauses a run by also setting `state.status` to PAUSED.
-        """
+        """Whether to make another model call: it decides, and changes nothing."""
         ...
 
     def on_turn_start(self, state: AgentState) -> AgentState:
@@ -138,8 +156,8 @@ class DefaultDecisionTree:
             return cap
         return state.iteration_ceiling or min(self.config.max_iterations, cap)
 
-    def measures(self, state: AgentState) -> list[Measure]:
-        """The limited quantities in the priority order of SPEC section 3."""
+    def measures(self, state: AgentState) -> dict[Metric, Measure]:
+        """The limited quantities by metric, in the priority order of SPEC section 3."""
         cfg, op, used = self.config, self.operator, state.round
         warn = cfg.limit_action is LimitAction.WARN
 
@@ -153,7 +171,7 @@ class DefaultDecisionTree:
             shown_iterations = float(cfg.max_iterations)
         else:
             shown_iterations = float(ceiling)
-        return [
+        measures = [
             Measure(
                 Metric.ITERATIONS,
                 used.iterations,
@@ -200,57 +218,57 @@ class DefaultDecisionTree:
                 TerminationReason.TOOL_BUDGET,
             ),
         ]
+        return {measure.metric: measure for measure in measures}
 
     # --- the protocol -----------------------------------------------------------
 
     def should_continue(self, state: AgentState) -> Decision:
         if state.cancel_requested:
-            return False, TerminationReason.CANCELLED
+            return Stop(TerminationReason.CANCELLED)
         if state.provider_error is not None:
-            return False, TerminationReason.PROVIDER_ERROR
+            return Stop(TerminationReason.PROVIDER_ERROR, state.limit_hit)
         ended = self._response_ends_run(state)
         if ended is not None:
-            return False, ended
+            return ended
         measures = self.measures(state)
-        for measure in measures[:4]:
-            if self.config.limit_action is LimitAction.WARN:
-                self._warn_past_limit(state, measure)
-            if measure.reached:
-                decision = self._at_hard_limit(state, measure)
-                if decision is not GO:
-                    return decision
+        for metric in (Metric.ITERATIONS, Metric.TOKENS, Metric.TIME, Metric.COST):
+            measure = measures[metric]
+            if measure.reached and not (metric is Metric.ITERATIONS and self._can_extend(state)):
+                return self._at_hard_limit(state, measure)  # (extending is on_turn_start's)
         stuck = self._stuck(state)
         if stuck is not None:
-            state.limit_hit = stuck
-            return False, TerminationReason.NO_PROGRESS
+            return Stop(TerminationReason.NO_PROGRESS, stuck)
         errors, allowed = state.consecutive_tool_errors, self.config.max_consecutive_tool_errors
         if errors >= allowed:
-            state.limit_hit = LimitHit(Metric.TOOL_ERRORS, errors, allowed)
-            return False, TerminationReason.TOOL_ERRORS
-        tool_calls = measures[4]
-        if self.config.limit_action is LimitAction.WARN:
-            self._warn_past_limit(state, tool_calls)
+            return Stop(
+                TerminationReason.TOOL_ERRORS, LimitHit(Metric.TOOL_ERRORS, errors, allowed)
+            )
+        tool_calls = measures[Metric.TOOL_CALLS]
         if tool_calls.reached and self._pauses_at(tool_calls):
-            return self._pause(state, tool_calls)
+            return Pause(tool_calls.reason, _hit(tool_calls))
         # Otherwise a spent tool budget is handled by the wind-down call (on_turn_start).
         return GO
 
     def on_turn_start(self, state: AgentState) -> AgentState:
         state.iteration_ceiling = self.iteration_ceiling(state)
+        if self.measures(state)[Metric.ITERATIONS].reached and self._can_extend(state):
+            self._extend(state)
         measures = self.measures(state)
+        if self.config.limit_action is LimitAction.WARN:
+            for measure in measures.values():
+                self._warn_past_limit(state, measure)
         if state.wind_down_reason is None:
             state.wind_down_reason = self._wind_down_reason(state, measures)
             if state.wind_down_reason is not None:
                 state.pending_hints.append(wording.WIND_DOWN_INSTRUCTION)
-        for measure in measures:
+        for measure in measures.values():
             self._soft_warning(state, measure)
-        by_metric = {measure.metric: measure for measure in measures}
-        time = by_metric[Metric.TIME]
+        time = measures[Metric.TIME]
         state.call_limits = CallLimits(
             seconds=time.hard_limit - state.round.elapsed_s,
-            tokens=int(by_metric[Metric.TOKENS].hard_limit) - state.round.tokens,
-            cost_usd=by_metric[Metric.COST].hard_limit - state.round.cost_usd,
-            tool_calls=int(by_metric[Metric.TOOL_CALLS].hard_limit) - state.round.tool_calls,
+            tokens=int(measures[Metric.TOKENS].hard_limit) - state.round.tokens,
+            cost_usd=measures[Metric.COST].hard_limit - state.round.cost_usd,
+            tool_calls=int(measures[Metric.TOOL_CALLS].hard_limit) - state.round.tool_calls,
         )
         if Metric.TIME not in state.warnings_given:
             # The time warning can fall due while the call streams: the loop gives it then.
@@ -268,62 +286,42 @@ class DefaultDecisionTree:
 
     # --- the rules --------------------------------------------------------------
 
-    def _response_ends_run(self, state: AgentState) -> TerminationReason | None:
+    def _response_ends_run(self, state: AgentState) -> Stop | None:
         last = state.last_response
         if last is None or last.interrupted:
             return None
+        measures = self.measures(state)
         if last.wind_down:
             if last.had_tool_calls:
-                tool_calls = self._measure(state, Metric.TOOL_CALLS)
-                state.limit_hit = LimitHit(
-                    Metric.TOOL_CALLS, tool_calls.value, tool_calls.hard_limit
-                )
-                return TerminationReason.TOOL_BUDGET_VIOLATION
+                hit = _hit(measures[Metric.TOOL_CALLS])
+                return Stop(TerminationReason.TOOL_BUDGET_VIOLATION, hit)
             reason = state.wind_down_reason or TerminationReason.MAX_ITERATIONS
-            self._record_wind_down_hit(state, reason)
-            return reason
+            spent = (
+                Metric.TOOL_CALLS if reason is TerminationReason.TOOL_BUDGET else Metric.ITERATIONS
+            )
+            cut_off = "while continuing an answer the model's output limit had cut off"
+            return Stop(reason, _hit(measures[spent], detail=cut_off if last.continued else ""))
         if last.cut_off:
             return None  # the model's own output limit: the next call continues the answer
         if not last.had_tool_calls:
-            return TerminationReason.COMPLETED
+            return Stop(TerminationReason.COMPLETED)
         return None
 
-    def _measure(self, state: AgentState, metric: Metric) -> Measure:
-        return next(measure for measure in self.measures(state) if measure.metric is metric)
-
-    def _record_wind_down_hit(self, state: AgentState, reason: TerminationReason) -> None:
-        measures = {measure.metric: measure for measure in self.measures(state)}
-        metric = Metric.TOOL_CALLS if reason is TerminationReason.TOOL_BUDGET else Metric.ITERATIONS
-        measure = measures[metric]
-        cut_off = "while continuing an answer the model's output limit had cut off"
-        detail = cut_off if state.last_response and state.last_response.continued else ""
-        state.limit_hit = LimitHit(metric, measure.value, measure.hard_limit, detail=detail)
-
-    def _at_hard_limit(self, state: AgentState, measure: Measure) -> Decision:
-        if measure.metric is Metric.ITERATIONS and self._can_extend(state):
-            self._extend(state)
-            return GO
+    def _at_hard_limit(self, state: AgentState, measure: Measure) -> Stop | Pause:
         if self._pauses_at(measure):
-            return self._pause(state, measure)
-        projected = measure.value < measure.hard_limit
-        state.limit_hit = LimitHit(measure.metric, measure.value, measure.hard_limit, projected)
+            return Pause(measure.reason, _hit(measure))
+        hit = _hit(measure, projected=measure.value < measure.hard_limit)
         if (
             measure.metric is Metric.ITERATIONS
             and self.config.limit_action is LimitAction.EXTEND
             and not state.unlimited_iterations
         ):
-            return False, TerminationReason.TURN_BUDGET_EXHAUSTED
-        return False, measure.reason
+            return Stop(TerminationReason.TURN_BUDGET_EXHAUSTED, hit)
+        return Stop(measure.reason, hit)
 
     def _pauses_at(self, measure: Measure) -> bool:
         # The operator's caps always end the run; only the user's own limits pause it.
         return self.config.limit_action is LimitAction.PAUSE and not measure.is_operator_cap
-
-    def _pause(self, state: AgentState, measure: Measure) -> Decision:
-        state.status = RunStatus.PAUSED
-        state.paused_reason = measure.reason
-        state.limit_hit = LimitHit(measure.metric, measure.value, measure.hard_limit)
-        return False, measure.reason
 
     def _can_extend(self, state: AgentState) -> bool:
         return (
@@ -345,10 +343,10 @@ class DefaultDecisionTree:
         state.pending_notices.append(Notice("info", text, Metric.ITERATIONS, old, new))
 
     def _wind_down_reason(
-        self, state: AgentState, measures: list[Measure]
+        self, state: AgentState, measures: dict[Metric, Measure]
     ) -> TerminationReason | None:
         """The reason the next call is the last one allowed, if it is."""
-        iterations, tool_calls = measures[0], measures[4]
+        iterations, tool_calls = measures[Metric.ITERATIONS], measures[Metric.TOOL_CALLS]
         next_call_is_last = iterations.value + 1 >= iterations.hard_limit
         if next_call_is_last and not self._can_extend(state) and not self._pauses_at(iterations):
             if self.config.limit_action is LimitAction.EXTEND and not state.unlimited_iterations:
@@ -429,3 +427,8 @@ class DefaultDecisionTree:
         if stuck is None:
             return None
         return LimitHit(Metric.REPEATS, repeats, repeats, detail=stuck.describe())
+
+
+def _hit(measure: Measure, *, projected: bool = False, detail: str = "") -> LimitHit:
+    """The figures of a measure at its (hard) limit."""
+    return LimitHit(measure.metric, measure.value, measure.hard_limit, projected, detail)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from agents.config import AgentConfig, OperatorLimits
 from agents.events import EventCollector
 from agents.loop import RunDeps, continue_run, resume_run, stop_paused_run
-from agents.state import AgentState, RunStatus, TerminationReason, Usage
+from agents.state import AgentState, LimitHit, Metric, RunStatus, TerminationReason, Usage
 from agents.testing.scripted import tool_loop
-from agents.tree import DefaultDecisionTree
+from agents.tree import GO, DefaultDecisionTree, Stop
 
 LOOKUP_FOREVER = tool_loop("lookup", lambda i: {"topic": f"topic {i}"})
 
@@ -176,9 +176,12 @@ async def test_the_state_round_trips_through_json(run):
 def test_a_subagents_usage_counts_toward_the_token_budget():
     state = AgentState(run_id="r")
     tree = DefaultDecisionTree(AgentConfig(token_budget=1_000))
-    assert tree.should_continue(state) == (True, None)
+    assert tree.should_continue(state) == GO
 
     state.add_child_usage(Usage(prompt_tokens=900, completion_tokens=200, cost_usd=0.01))
 
-    assert tree.should_continue(state) == (False, TerminationReason.TOKEN_BUDGET)
+    assert tree.should_continue(state) == Stop(
+        TerminationReason.TOKEN_BUDGET, LimitHit(Metric.TOKENS, 1_100, 1_000)
+    )
+    assert state.limit_hit is None  # deciding changed nothing
     assert state.total.cost_usd == 0.01

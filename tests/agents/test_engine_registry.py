@@ -14,6 +14,7 @@ from agents.tree import (
     Decision,
     DecisionTree,
     DefaultDecisionTree,
+    Stop,
     UnknownTreeError,
     create_tree,
     decision_tree,
@@ -34,7 +35,7 @@ class TwoSourcesTree(DefaultDecisionTree):
 
     def should_continue(self, state: AgentState) -> Decision:
         if len(state.extension("two_sources").get("sources", [])) >= 2:
-            return False, TerminationReason.COMPLETED
+            return Stop(TerminationReason.COMPLETED)
         return super().should_continue(state)
 
 
