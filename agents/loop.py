@@ -386,8 +386,8 @@ class _Run:
                     await self.emit(EventType.ASSISTANT_DELTA, text=part.text)
                     # Token and cost budgets mid-response: this chunk is kept, then stop.
                     completion = _estimate_text_tokens(streamed.streamed_chars)
-                    if prompt_estimate + completion >= limits.tokens or (
-                        self.model.price(prompt_estimate, completion) >= limits.cost_usd
+                    if limits.passed_mid_call(
+                        prompt_estimate + completion, self.model.price(prompt_estimate, completion)
                     ):
                         streamed.interrupted = True
                         return
@@ -440,7 +440,7 @@ class _Run:
     async def _run_tools(self, calls: list[ToolCallPart], *, announce: bool = True) -> None:
         state = self.state
         assert state.call_limits is not None
-        allowed = calls[: max(state.call_limits.tool_calls, 0)]
+        allowed = calls[: state.call_limits.allowed_tool_calls(len(calls))]
         results: dict[str, ToolResult] = {}
         limit = asyncio.Semaphore(self.tree.get_config().max_parallel_tools)
 
@@ -466,12 +466,11 @@ class _Run:
         if all(self.deps.tools.runs_inline(call.name) for call in allowed):
             # Inline tools run in this thread to their end, so no stop could cut them
             # short: no task and no waiter for one. A stop asked meanwhile ends the
-            # run before the next model call (the loop polls it first).
+            # run before the next model call (the loop polls it first). bench/engine.py:
+            # 0.24 ms a step this way, 0.34-0.41 ms through the path below.
             for call in allowed:
                 await run_one(call)
-        elif len(allowed) == 1:
-            await self._until_stopped(run_one(allowed[0]))  # no gather: a task less per step
-        elif allowed:
+        elif allowed:  # tools that may take a while: a stop or the time limit cuts them
             await self._until_stopped(asyncio.gather(*(run_one(call) for call in allowed)))
         for call in calls:
             result = results.get(call.id)

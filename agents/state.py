@@ -108,6 +108,14 @@ class CallLimits:
     tool_calls: int
     time_warning: TimeWarning | None = None  # due while the call streams, if not given yet
 
+    def passed_mid_call(self, tokens: int, cost_usd: float) -> bool:
+        """Whether a streaming call that has used this much (estimated) must stop here."""
+        return tokens >= self.tokens or cost_usd >= self.cost_usd
+
+    def allowed_tool_calls(self, wanted: int) -> int:
+        """How many of the `wanted` tool calls of a response may run."""
+        return min(wanted, max(self.tool_calls, 0))
+
 
 @dataclass
 class TimeWarning:
