@@ -88,7 +88,7 @@ async def test_with_extensions_left_the_warning_says_the_limit_will_be_raised(ru
 
 
 async def test_the_time_warning_comes_while_a_long_answer_streams(run):
-    clock = Clock(rate=20)  # 100 seconds of answer pass in 5 s
+    clock = Clock(rate=100)  # 100 seconds of answer pass in 1 s
     outcome = await run(
         [Reply(text=["word "] * 200, chunk_delay=0.5)],
         clock=clock,
