@@ -58,3 +58,5 @@ bench: $(VENV)/.installed-run
 	fi
 	$(BIN)/python bench/compare.py
 	$(BIN)/python bench/stop_latency.py
+	$(BIN)/python bench/engine.py
+	$(BIN)/python bench/progress.py

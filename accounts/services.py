@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 
 
 @transaction.atomic
-def user_sign_up(*, username: str, password: str) -> AbstractBaseUser:
+def user_sign_up(*, username: str, password: str) -> User:
     """Create an account. The very first account administers the site (staff and superuser)."""
     user_model = get_user_model()
     # Lock the table's first row, if any, so two first sign-ups cannot both win.

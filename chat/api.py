@@ -6,12 +6,14 @@ import json
 import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
+from uuid import UUID
 
 from asgiref.sync import sync_to_async
 from django.contrib.auth.decorators import login_not_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
+from accounts.http import AuthenticatedHttpRequest
 from chat import selectors, services
 from chat.api_auth import api_endpoint, authenticate, error
 from chat.live import database_read, hub, release_connection
@@ -79,7 +81,7 @@ def _invalid(problem: services.InvalidInput) -> JsonResponse:
 
 
 @api_endpoint("GET", "POST")
-def conversations(request: HttpRequest) -> HttpResponse:
+def conversations(request: AuthenticatedHttpRequest) -> HttpResponse:
     if request.method == "GET":
         items = selectors.conversation_list(user=request.user)
         return JsonResponse({"conversations": [conversation_json(c) for c in items]})
@@ -96,7 +98,7 @@ def conversations(request: HttpRequest) -> HttpResponse:
 
 
 @api_endpoint("GET", "PATCH", "DELETE")
-def conversation_detail(request: HttpRequest, conversation_id: str) -> HttpResponse:
+def conversation_detail(request: AuthenticatedHttpRequest, conversation_id: str) -> HttpResponse:
     try:
         conversation = selectors.conversation_get(
             user=request.user, conversation_id=conversation_id
@@ -122,7 +124,7 @@ def conversation_detail(request: HttpRequest, conversation_id: str) -> HttpRespo
 
 
 @api_endpoint("POST")
-def conversation_messages(request: HttpRequest, conversation_id: str) -> HttpResponse:
+def conversation_messages(request: AuthenticatedHttpRequest, conversation_id: str) -> HttpResponse:
     try:
         conversation = selectors.conversation_get(
             user=request.user, conversation_id=conversation_id
@@ -146,14 +148,14 @@ def _run_or_404(request: HttpRequest, run_id: str) -> Run:
 
 
 @api_endpoint("GET")
-def run_detail(request: HttpRequest, run_id: str) -> HttpResponse:
+def run_detail(request: AuthenticatedHttpRequest, run_id: str) -> HttpResponse:
     try:
         return JsonResponse(run_json(_run_or_404(request, run_id)))
     except Http404:
         return error(404, "No such run.")
 
 
-def _run_action(request: HttpRequest, run_id: str, action: Callable[..., Run]) -> HttpResponse:
+def _run_action(request: AuthenticatedHttpRequest, run_id: str, action: Callable[..., Run]) -> HttpResponse:
     try:
         run = action(run=_run_or_404(request, run_id))
     except Http404:
@@ -164,12 +166,12 @@ def _run_action(request: HttpRequest, run_id: str, action: Callable[..., Run]) -
 
 
 @api_endpoint("POST")
-def run_cancel(request: HttpRequest, run_id: str) -> HttpResponse:
+def run_cancel(request: AuthenticatedHttpRequest, run_id: str) -> HttpResponse:
     return _run_action(request, run_id, services.run_cancel)
 
 
 @api_endpoint("POST")
-def run_continue(request: HttpRequest, run_id: str) -> HttpResponse:
+def run_continue(request: AuthenticatedHttpRequest, run_id: str) -> HttpResponse:
     return _run_action(request, run_id, services.run_continue)
 
 
@@ -193,7 +195,7 @@ def _sse_start(request: HttpRequest, run_id: str) -> tuple[HttpResponse | None, 
         release_connection()  # not held for the whole stream
 
 
-def _saved_after(run_id: object, seq: int) -> tuple[str, list[dict[str, Any]]]:
+def _saved_after(run_id: UUID | str, seq: int) -> tuple[str, list[dict[str, Any]]]:
     """The run's status, then its saved events after `seq`. The status is read first: a
     run's last events and its final status are committed together, so a final status
     read first means the events read next are complete."""
@@ -208,7 +210,9 @@ def _sse(event: dict[str, Any]) -> str:
 
 @login_not_required
 @csrf_exempt
-async def run_events(request: HttpRequest, run_id: str) -> HttpResponse:
+async def run_events(
+    request: HttpRequest, run_id: str
+) -> HttpResponse | StreamingHttpResponse:
     """SSE: every event of the run after `Last-Event-ID`, then live, until it ends or pauses."""
     if request.method != "GET":
         return error(405, "Use GET.")

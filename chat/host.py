@@ -285,7 +285,7 @@ class RunHost:
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
-def _when(value: bytes) -> float:
+def _when(value: bytes | str) -> float:
     try:
         return float(value)
     except ValueError:

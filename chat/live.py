@@ -176,7 +176,8 @@ class Hub:
                 await asyncio.sleep(RETRY_SECONDS)
             finally:
                 with contextlib.suppress(Exception):
-                    await pubsub.aclose()
+                    # redis-py annotates PubSub.close, its alias, but not aclose.
+                    await pubsub.aclose()  # type: ignore[no-untyped-call]
                     await client.aclose()
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import connections, router, transaction
-from django.db.models import Model
+from django.db.models import Field, Model
 from django.utils import timezone
 
 from chat.live import encode, with_fresh_connection
@@ -108,7 +108,7 @@ class RunRecorder:
         self.closing = False
         self.closed: asyncio.Future[None] | None = None
         self.lost = False  # taken over by another worker's claim: nothing more is written
-        self.on_lost: Callable[[], None] | None = None
+        self.on_lost: Callable[[], object] | None = None
 
     # --- receiving events -----------------------------------------------------------
 
@@ -417,17 +417,26 @@ def _update_many(model: type[Model], updates: list[tuple[Any, dict[str, Any]]]) 
     connection = connections[router.db_for_write(model)]
     quote = connection.ops.quote_name
     meta = model._meta
+    pk_field, pk_column = _concrete_field(model, meta.pk.name)
     for names, rows in shapes.items():
-        columns = [meta.get_field(name) for name in names]
-        assignments = ", ".join(f"{quote(column.column)} = %s" for column in columns)
-        sql = f"UPDATE {quote(meta.db_table)} SET {assignments} WHERE {quote(meta.pk.column)} = %s"
+        columns = [_concrete_field(model, name) for name in names]
+        assignments = ", ".join(f"{quote(column)} = %s" for _, column in columns)
+        sql = f"UPDATE {quote(meta.db_table)} SET {assignments} WHERE {quote(pk_column)} = %s"
         params = [
-            [column.get_db_prep_save(fields[column.name], connection) for column in columns]
-            + [meta.pk.get_db_prep_value(pk, connection)]
+            [field.get_db_prep_save(fields[field.name], connection) for field, _ in columns]
+            + [pk_field.get_db_prep_value(pk, connection)]
             for pk, fields in rows
         ]
         with connection.cursor() as cursor:
             cursor.executemany(sql, params)
+
+
+def _concrete_field(model: type[Model], name: str) -> tuple[Field[Any, Any], str]:
+    """The model's field `name` and its column (only a concrete field has one)."""
+    field = model._meta.get_field(name)
+    if not isinstance(field, Field) or field.column is None:
+        raise ValueError(f"{model.__name__}.{name} has no column of its own")
+    return field, field.column
 
 
 def _row(message: Message) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from django.conf import settings
 from django.db import transaction
@@ -21,7 +21,16 @@ from django.utils import timezone
 
 from agents.cancel import CancelToken
 from agents.config import AgentConfig, OperatorLimits
-from agents.loop import RunDeps, RunResult, continue_run, resume_run, start_run, stop_paused_run
+from agents.events import EventSink
+from agents.loop import (
+    CheckpointSink,
+    RunDeps,
+    RunResult,
+    continue_run,
+    resume_run,
+    start_run,
+    stop_paused_run,
+)
 from agents.model import Model
 from agents.offline_model import OFFLINE_MODEL_NAME, OfflineModel
 from agents.state import AgentState
@@ -48,6 +57,14 @@ class Job:
     tool_steps: dict[str, Message]
 
 
+class _Hooks(TypedDict):
+    """The engine's keyword arguments that every driven action takes."""
+
+    on_event: EventSink
+    cancel: CancelToken
+    on_checkpoint: CheckpointSink
+
+
 def execute_run(run_id: str) -> None:
     """Hand the run to this process's run host (which claims it) and return."""
     from chat.host import run_host
@@ -62,7 +79,7 @@ async def drive(job: Job, recorder: RunRecorder, cancel: CancelToken) -> RunResu
         tree=create_tree(job.run.conversation.skill, job.config, job.operator),
         tools=run_tools(),
     )
-    hooks = {"on_event": recorder, "cancel": cancel, "on_checkpoint": recorder.checkpoint}
+    hooks: _Hooks = {"on_event": recorder, "cancel": cancel, "on_checkpoint": recorder.checkpoint}
     if job.action == "start":
         return await start_run(
             job.question, deps, history=job.history, run_id=str(job.run.pk), **hooks

@@ -5,16 +5,18 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-from datetime import timedelta
+from datetime import datetime, timedelta
+from uuid import UUID
 
 import redis
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
 from agents.endings import ending_events
+from agents.events import Event
 from agents.state import FailureClass, LimitHit, Metric, TerminationReason
 from agents.wording import figures, final_message, number
 from chat.live import publish_now
@@ -47,7 +49,7 @@ def _clean_title(title: object) -> str:
 
 
 def conversation_create(
-    *, owner: AbstractBaseUser, title: object = "", skill: object = "default"
+    *, owner: User, title: object = "", skill: object = "default"
 ) -> Conversation:
     from agents.tree import tree_names
 
@@ -68,7 +70,7 @@ def conversation_delete(*, conversation: Conversation) -> None:
     conversation.delete()
 
 
-def api_token_create(*, user: AbstractBaseUser, name: str = "") -> tuple[ApiToken, str]:
+def api_token_create(*, user: User, name: str = "") -> tuple[ApiToken, str]:
     """Create a token; returns it with the raw secret, which is never stored nor shown again."""
     raw = ApiToken.generate()
     token = ApiToken.objects.create(
@@ -195,7 +197,7 @@ def run_cancel(*, run: Run) -> Run:
     return run
 
 
-def _write_cancelled_before_start(run: Run) -> list[dict[str, object]]:
+def _write_cancelled_before_start(run: Run) -> list[Event]:
     """The ending of a run stopped while queued: its System message and `run.finished`
     (no answer: the engine never started)."""
     conversation = Conversation.objects.select_for_update().get(pk=run.conversation_id)
@@ -294,6 +296,7 @@ def runs_mark_interrupted() -> list[Run]:
     stale = Run.objects.filter(status=RunStatus.RUNNING, heartbeat_at__lt=cutoff)
     interrupted = []
     for run_id, heartbeat_at in stale.values_list("pk", "heartbeat_at"):
+        assert heartbeat_at is not None  # heartbeat_at__lt matches no NULL
         hit = LimitHit(Metric.SILENCE, (now - heartbeat_at).total_seconds(), limit)
         run = run_interrupt(
             run_id=run_id, notice=lost_notice(hit), hit=hit, still_stale_before=cutoff,
@@ -306,10 +309,10 @@ def runs_mark_interrupted() -> list[Run]:
 
 def run_interrupt(
     *,
-    run_id: object,
+    run_id: UUID | str,
     notice: str,
     hit: LimitHit | None = None,
-    still_stale_before: object = None,
+    still_stale_before: datetime | None = None,
     lease: int | None = None,
     resume: bool = False,
 ) -> Run | None:
@@ -352,25 +355,28 @@ def _is_latest(run: Run) -> bool:
     ).exists()
 
 
-def _write_interruption(run: Run, notice: str, hit: LimitHit | None) -> list[dict[str, object]]:
+def _write_interruption(run: Run, notice: str, hit: LimitHit | None) -> list[Event]:
     conversation = Conversation.objects.select_for_update().get(pk=run.conversation_id)
     # The answer being streamed when the run stopped, if any: the run's last message,
     # still a draft. A finished step (one that called tools) or an earlier round's
     # answer is left as it is, and not quoted again.
     last = run.messages.order_by("-seq").first()
-    streaming = (
-        last is not None
+    draft = (
+        last
+        if last is not None
         and last.role == Role.ASSISTANT
         and not last.metadata.get("final")
         and not last.metadata.get("tool_calls")
+        else None
     )
-    text = final_message(TerminationReason.INTERRUPTED, hit, last.content if streaming else "")
-    if streaming:
-        assert last is not None
-        partial = last
+    text = final_message(
+        TerminationReason.INTERRUPTED, hit, draft.content if draft is not None else ""
+    )
+    if draft is not None:
+        partial = draft
         partial.content = text
         partial.metadata = {**partial.metadata, "final": True}
-        tokens, cost = _cut_off_usage(run, last.content)
+        tokens, cost = _cut_off_usage(run, partial.content)
         run.tokens += tokens
         run.cost_usd = round(run.cost_usd + cost, 6)
         Run.objects.filter(pk=run.pk).update(tokens=run.tokens, cost_usd=run.cost_usd)
@@ -392,7 +398,7 @@ def _write_interruption(run: Run, notice: str, hit: LimitHit | None) -> list[dic
         metadata={key: notice_event[key] for key in ("severity", "reason", "metric", "value",
                                                      "limit")},
     )  # fmt: skip
-    events: list[dict[str, object]] = [*_cut_off_tools(run), *ending]
+    events: list[Event] = [*_cut_off_tools(run), *ending]
     for seq, event in enumerate(events, start=run.last_event_seq + 1):
         event["seq"] = seq
     RunEvent.objects.bulk_create(
@@ -405,10 +411,10 @@ def _write_interruption(run: Run, notice: str, hit: LimitHit | None) -> list[dic
 TOOL_CUT_OFF = "Not finished: the worker running it stopped. Resume runs it again."
 
 
-def _cut_off_tools(run: Run) -> list[dict[str, object]]:
+def _cut_off_tools(run: Run) -> list[Event]:
     """Say so in the tool steps that were running when the run stopped (their rows and,
     for the pages watching, `tool.result` events); Resume runs them again."""
-    events: list[dict[str, object]] = []
+    events: list[Event] = []
     for step in run.messages.filter(role=Role.TOOL, metadata__status="running"):
         step.content = TOOL_CUT_OFF
         step.metadata = {**step.metadata, "ok": False, "status": "done"}
@@ -442,7 +448,7 @@ def _cut_off_usage(run: Run, streamed: str) -> tuple[int, float]:
         return 0, 0.0
 
 
-def _publish(run: Run, events: list[dict[str, object]]) -> None:
+def _publish(run: Run, events: list[Event]) -> None:
     """Best-effort: the events are saved, and pages catch up from the database."""
     batch = {"conversation_id": str(run.conversation_id), "run_id": str(run.pk), "events": events}
     publish_now([batch])

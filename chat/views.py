@@ -7,12 +7,13 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib import messages as flash
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
+from accounts.http import AuthenticatedHttpRequest
 from chat import fragments, selectors, services
 from chat.models import Conversation, Message, Role, Run, RunStatus
 
@@ -24,7 +25,7 @@ def _model_label(user: Any) -> tuple[str, bool]:
     return (name or "Offline model (built in)"), not name
 
 
-def _page(request: HttpRequest, conversation: Conversation | None, **extra: Any) -> HttpResponse:
+def _page(request: AuthenticatedHttpRequest, conversation: Conversation | None, **extra: Any) -> HttpResponse:
     model, offline = _model_label(request.user)
     context = {
         "conversations": selectors.conversation_list(user=request.user)[:200],
@@ -38,12 +39,12 @@ def _page(request: HttpRequest, conversation: Conversation | None, **extra: Any)
 
 
 @require_GET
-def home(request: HttpRequest) -> HttpResponse:
+def home(request: AuthenticatedHttpRequest) -> HttpResponse:
     return _page(request, None)
 
 
 @require_POST
-def conversation_new(request: HttpRequest) -> HttpResponse:
+def conversation_new(request: AuthenticatedHttpRequest) -> HttpResponse:
     """Start a conversation with its first message (or an empty one)."""
     content = request.POST.get("content", "")
     conversation = services.conversation_create(owner=request.user)
@@ -56,7 +57,7 @@ def conversation_new(request: HttpRequest) -> HttpResponse:
 
 
 @require_GET
-def conversation_page(request: HttpRequest, conversation_id: str) -> HttpResponse:
+def conversation_page(request: AuthenticatedHttpRequest, conversation_id: str) -> HttpResponse:
     conversation = selectors.conversation_get(user=request.user, conversation_id=conversation_id)
     services.runs_mark_interrupted()
     active = conversation.runs.filter(status__in=services.ACTIVE).first()
@@ -70,7 +71,7 @@ def conversation_page(request: HttpRequest, conversation_id: str) -> HttpRespons
 
 
 @require_POST
-def conversation_post(request: HttpRequest, conversation_id: str) -> HttpResponse:
+def conversation_post(request: AuthenticatedHttpRequest, conversation_id: str) -> HttpResponse:
     """The composer: add the user's message, start a run, show both at once."""
     conversation = selectors.conversation_get(user=request.user, conversation_id=conversation_id)
     content = request.POST.get("content", "")
@@ -103,7 +104,7 @@ def conversation_post(request: HttpRequest, conversation_id: str) -> HttpRespons
 
 
 @require_POST
-def conversation_rename(request: HttpRequest, conversation_id: str) -> HttpResponse:
+def conversation_rename(request: AuthenticatedHttpRequest, conversation_id: str) -> HttpResponse:
     conversation = selectors.conversation_get(user=request.user, conversation_id=conversation_id)
     try:
         services.conversation_rename(conversation=conversation, title=request.POST.get("title", ""))
@@ -113,7 +114,7 @@ def conversation_rename(request: HttpRequest, conversation_id: str) -> HttpRespo
 
 
 @require_POST
-def conversation_delete(request: HttpRequest, conversation_id: str) -> HttpResponse:
+def conversation_delete(request: AuthenticatedHttpRequest, conversation_id: str) -> HttpResponse:
     conversation = selectors.conversation_get(user=request.user, conversation_id=conversation_id)
     services.conversation_delete(conversation=conversation)
     return redirect("home")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import secrets
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import environ
@@ -32,7 +33,7 @@ DEBUG = env.bool("DEBUG", default=True)
 
 
 def _secret_key() -> str:
-    key = env.str("SECRET_KEY", default="")
+    key: str = env.str("SECRET_KEY", default="")
     if key:
         return key
     if not DEBUG:
@@ -117,7 +118,7 @@ def _database() -> dict[str, object]:
             "postgres://USER:PASSWORD@HOST:5432/NAME."
         )
     try:
-        config = env.db_url_config(url)
+        config: dict[str, Any] = env.db_url_config(url)
     except (ValueError, KeyError) as error:
         raise ImproperlyConfigured(f"DATABASE_URL {url!r} could not be read: {error}") from error
     if config["ENGINE"] == "django.db.backends.sqlite3":

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import json
 
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpResponse, JsonResponse
 
+from accounts.http import AuthenticatedHttpRequest
 from agents.config import ConfigError
 from chat.api_auth import api_endpoint, error
 from settings_ui.services import agent_config_for, agent_config_update
 
 
 @api_endpoint("GET", "PATCH")
-def settings_detail(request: HttpRequest) -> HttpResponse:
+def settings_detail(request: AuthenticatedHttpRequest) -> HttpResponse:
     """PATCH changes only the fields sent; one bad field answers 400 and saves nothing."""
     if request.method == "GET":
         return JsonResponse(agent_config_for(user=request.user).to_dict())

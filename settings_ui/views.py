@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
+from accounts.http import AuthenticatedHttpRequest
 from agents.config import FIELDS_BY_NAME, AgentConfig, ConfigError
 from chat.services import api_token_create, api_token_revoke
 from settings_ui import selectors
@@ -31,7 +32,7 @@ def _price_notice(config: AgentConfig) -> str:
 
 
 def _page(
-    request: HttpRequest, form: AgentConfigForm, *, status: int = 200, **extra: Any
+    request: AuthenticatedHttpRequest, form: AgentConfigForm, *, status: int = 200, **extra: Any
 ) -> HttpResponse:
     context = {
         "form": form,
@@ -47,7 +48,7 @@ def _page(
 
 
 @require_http_methods(["GET", "POST"])
-def settings_page(request: HttpRequest) -> HttpResponse:
+def settings_page(request: AuthenticatedHttpRequest) -> HttpResponse:
     """The page; a POST (no JavaScript) saves every field at once, or none."""
     config = agent_config_for(user=request.user)
     if request.method != "POST":
@@ -65,7 +66,7 @@ def settings_page(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-def setting_save(request: HttpRequest, name: str) -> HttpResponse:
+def setting_save(request: AuthenticatedHttpRequest, name: str) -> HttpResponse:
     """Save one field (htmx autosave); answers its status line: "Saved" or the errors."""
     if name not in FIELDS_BY_NAME:
         raise Http404("No such setting.")
@@ -85,14 +86,14 @@ def setting_save(request: HttpRequest, name: str) -> HttpResponse:
 
 
 @require_POST
-def settings_reset(request: HttpRequest) -> HttpResponse:
+def settings_reset(request: AuthenticatedHttpRequest) -> HttpResponse:
     agent_config_reset(user=request.user)
     messages.success(request, "Every setting is back to its default.")
     return redirect("settings")
 
 
 @require_POST
-def api_token_new(request: HttpRequest) -> HttpResponse:
+def api_token_new(request: AuthenticatedHttpRequest) -> HttpResponse:
     """Create a token and show it once, on this response only (it is never stored)."""
     name = request.POST.get("name", "").strip()
     _, raw = api_token_create(user=request.user, name=name)
@@ -101,7 +102,7 @@ def api_token_new(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-def api_token_delete(request: HttpRequest, token_id: int) -> HttpResponse:
+def api_token_delete(request: AuthenticatedHttpRequest, token_id: int) -> HttpResponse:
     token = selectors.api_token_get(user=request.user, token_id=token_id)
     if token is None:
         raise Http404("No such token.")
