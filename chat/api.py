@@ -155,7 +155,9 @@ def run_detail(request: AuthenticatedHttpRequest, run_id: str) -> HttpResponse:
         return error(404, "No such run.")
 
 
-def _run_action(request: AuthenticatedHttpRequest, run_id: str, action: Callable[..., Run]) -> HttpResponse:
+def _run_action(
+    request: AuthenticatedHttpRequest, run_id: str, action: Callable[..., Run]
+) -> HttpResponse:
     try:
         run = action(run=_run_or_404(request, run_id))
     except Http404:
@@ -210,9 +212,7 @@ def _sse(event: dict[str, Any]) -> str:
 
 @login_not_required
 @csrf_exempt
-async def run_events(
-    request: HttpRequest, run_id: str
-) -> HttpResponse | StreamingHttpResponse:
+async def run_events(request: HttpRequest, run_id: str) -> HttpResponse | StreamingHttpResponse:
     """SSE: every event of the run after `Last-Event-ID`, then live, until it ends or pauses."""
     if request.method != "GET":
         return error(405, "Use GET.")

@@ -25,7 +25,9 @@ def _model_label(user: Any) -> tuple[str, bool]:
     return (name or "Offline model (built in)"), not name
 
 
-def _page(request: AuthenticatedHttpRequest, conversation: Conversation | None, **extra: Any) -> HttpResponse:
+def _page(
+    request: AuthenticatedHttpRequest, conversation: Conversation | None, **extra: Any
+) -> HttpResponse:
     model, offline = _model_label(request.user)
     context = {
         "conversations": selectors.conversation_list(user=request.user)[:200],

@@ -21,7 +21,8 @@ application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
         "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
+            # types-channels wants a list of its stub-only URLPattern subclass.
+            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))  # type: ignore[arg-type]
         ),
     }
 )

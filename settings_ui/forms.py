@@ -147,7 +147,8 @@ class AgentConfigForm(forms.Form):
             spec=spec,
             value=value,
             checked=checked,
-            errors=list(self.errors.get(name, [])) if self.is_bound else [],
+            # An ErrorList yields its messages as text (the stubs say ValidationError too).
+            errors=[str(e) for e in self.errors.get(name, [])] if self.is_bound else [],
             help=field_help(spec),
             choices=choices,
         )

@@ -49,7 +49,7 @@ class Supervised:
     def went_down(self, now: float) -> float:
         if now - self.started_at >= HEALTHY_AFTER:
             self.failures = 0
-        delay = min(BACKOFF_MAX, BACKOFF_FIRST * 2**self.failures)
+        delay: float = min(BACKOFF_MAX, BACKOFF_FIRST * 2**self.failures)
         self.failures += 1
         self.next_start = now + delay
         return delay
