@@ -33,7 +33,6 @@ from agents.model import (
 )
 from agents.state import (
     AgentState,
-    CallLimits,
     FailureClass,
     LastResponse,
     LimitHit,
@@ -377,7 +376,7 @@ class _Run:
         async with aclosing(self.model.stream(request)) as parts:
             async for part in parts:
                 if limits.time_warning is not None:
-                    await self._time_warning(limits)
+                    await self._time_warning()
                 if isinstance(part, TextDelta):
                     if not part.text:
                         continue
@@ -398,10 +397,20 @@ class _Run:
                 elif isinstance(part, FinishPart):
                     streamed.finish_reason = part.reason
 
-    async def _time_warning(self, limits: CallLimits) -> None:
+    def _time_warning_in(self) -> float | None:
+        """Real seconds until the round's time warning falls due; None if none is due."""
+        limits = self.state.call_limits
+        if limits is None or limits.time_warning is None:
+            return None
+        elapsed = self.state.round.elapsed_s + (self.clock.now() - self._mark)
+        return self.clock.to_real(limits.time_warning.at_seconds - elapsed)
+
+    async def _time_warning(self) -> None:
         """Give the round's time warning as soon as it falls due, mid-call if need be."""
-        warning, state = limits.time_warning, self.state
-        assert warning is not None
+        state, limits = self.state, self.state.call_limits
+        warning = limits.time_warning if limits is not None else None
+        if limits is None or warning is None:
+            return
         elapsed = state.round.elapsed_s + (self.clock.now() - self._mark)
         if not warning.due(elapsed):
             return
@@ -496,11 +505,17 @@ class _Run:
         if self._stopper is None:
             self._stopper = asyncio.ensure_future(self.cancel.wait())
         stopper = self._stopper
-        timeout = self.clock.to_real(self._deadline - self.clock.now())
         try:
-            done, _ = await asyncio.wait(
-                (task, stopper), timeout=timeout, return_when=asyncio.FIRST_COMPLETED
-            )
+            while True:
+                timeout = self.clock.to_real(self._deadline - self.clock.now())
+                warn_in = self._time_warning_in()
+                wait = timeout if warn_in is None else min(timeout, warn_in)
+                done, _ = await asyncio.wait(
+                    (task, stopper), timeout=wait, return_when=asyncio.FIRST_COMPLETED
+                )
+                if done or warn_in is None or warn_in >= timeout:
+                    break
+                await self._time_warning()  # a long stall or a slow tool: warn meanwhile
         except asyncio.CancelledError:
             task.cancel()
             raise

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from agents.clock import Clock
@@ -9,6 +11,7 @@ from agents.config import AgentConfig
 from agents.events import EventCollector
 from agents.loop import RunDeps, continue_run
 from agents.testing.scripted import Call, Reply, tool_loop
+from agents.tools import Tool, ToolRegistry
 from agents.tree import DefaultDecisionTree
 from agents.wording import WIND_DOWN_INSTRUCTION
 
@@ -152,3 +155,27 @@ def test_numbers(metric, value, text):
     from agents.wording import number
 
     assert number(metric, value) == text
+
+
+async def test_the_time_warning_comes_while_a_slow_tool_runs(run):
+    async def crunch(rows: int) -> str:
+        """Crunch some rows, slowly.
+
+        Args:
+            rows: How many.
+        """
+        await asyncio.sleep(0.8)  # 80 seconds of the run's clock
+        return f"{rows} rows crunched"
+
+    tools = ToolRegistry([Tool.from_function(crunch)])
+    outcome = await run(
+        [Reply(calls=[Call("crunch", {"rows": 10})]), Reply(text="Done.")],
+        tools=tools, clock=Clock(rate=100), timeout_seconds=120, soft_warning_percent=50,
+    )  # fmt: skip
+
+    assert outcome.reason == "completed"
+    (warning,) = outcome.notices()
+    (call,) = outcome.events.of_type("tool.call")
+    (result,) = outcome.events.of_type("tool.result")
+    assert call["seq"] < warning["seq"] < result["seq"]  # while the tool ran
+    assert warning["text"].startswith("Approaching the time limit (60 of 120 seconds).")
