@@ -286,10 +286,30 @@ class _Run:
         assert state.call_limits is not None, "on_turn_start sets the call limits"
         self._deadline = self.clock.now() + state.call_limits.seconds
 
-        previous = state.last_response
-        continued = previous is not None and previous.cut_off
         streamed = await self._call_model(request)
         self._record_usage(streamed)
+        will_run_tools = self._take_response(streamed, wind_down)
+        if not will_run_tools:
+            return
+        await self.emit(
+            EventType.ASSISTANT_MESSAGE,
+            text=self._unemitted_text,
+            tool_calls=[_event_call(call) for call in streamed.tool_calls],
+            final=False,
+        )
+        self._unemitted_text = ""
+        if self.on_checkpoint is not None:
+            # The step is decided and its tools not yet run: a lost worker's run
+            # resumes by running them, without asking the model again.
+            self._tick()
+            await self.on_checkpoint(state)
+        await self._run_tools(streamed.tool_calls)
+
+    def _take_response(self, streamed: _Streamed, wind_down: bool) -> bool:
+        """Add the response to the history and to the answer so far; whether its tool
+        calls are to run."""
+        state = self.state
+        continued = state.last_response is not None and state.last_response.cut_off
         will_run_tools = bool(streamed.tool_calls) and not wind_down and not streamed.interrupted
         # An answer the model's own output limit cut off is not finished: the next
         # iteration asks it to go on, and what it writes joins the same answer.
@@ -313,25 +333,10 @@ class _Run:
             cut_off=cut_off,
             continued=continued,
         )
-        answer = (self._unemitted_text if continued else "") + streamed.text
+        self._unemitted_text = (self._unemitted_text if continued else "") + streamed.text
         if cut_off:
             state.pending_hints.append(wording.CUT_OFF_HINT)
-        if will_run_tools:
-            await self.emit(
-                EventType.ASSISTANT_MESSAGE,
-                text=answer,
-                tool_calls=[_event_call(call) for call in streamed.tool_calls],
-                final=False,
-            )
-            self._unemitted_text = ""
-            if self.on_checkpoint is not None:
-                # The step is decided and its tools not yet run: a lost worker's run
-                # resumes by running them, without asking the model again.
-                self._tick()
-                await self.on_checkpoint(state)
-            await self._run_tools(streamed.tool_calls)
-        else:
-            self._unemitted_text = answer
+        return will_run_tools
 
     async def _call_model(self, request: ModelRequest) -> _Streamed:
         attempt = 0
