@@ -378,10 +378,13 @@ class _Run:
         limits = self.state.call_limits
         assert limits is not None
         prompt_estimate = self.state.estimated_prompt_tokens
+        warn_in = self._time_warning_in()  # a clock reading per part, no more
+        warn_at = None if warn_in is None else self.clock.now() + warn_in * self.clock.rate
         async with aclosing(self.model.stream(request)) as parts:
             async for part in parts:
-                if limits.time_warning is not None:
+                if warn_at is not None and self.clock.now() >= warn_at:
                     await self._time_warning()
+                    warn_at = None
                 if isinstance(part, TextDelta):
                     if not part.text:
                         continue

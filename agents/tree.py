@@ -13,7 +13,7 @@ from typing import Protocol, TypeVar
 
 from agents import wording
 from agents.config import AgentConfig, LimitAction, OperatorLimits
-from agents.progress import Action, find_cycle, history_size
+from agents.progress import MAX_PERIOD, Action, find_cycle, history_size
 from agents.state import (
     AgentState,
     CallLimits,
@@ -143,6 +143,7 @@ class DefaultDecisionTree:
     def __init__(self, config: AgentConfig, operator: OperatorLimits | None = None) -> None:
         self.config = config
         self.operator = operator or OperatorLimits()
+        self._prepared_time_warning: tuple[tuple[object, ...], TimeWarning] | None = None
 
     def get_config(self) -> AgentConfig:
         return self.config
@@ -227,10 +228,10 @@ class DefaultDecisionTree:
             return Stop(TerminationReason.CANCELLED)
         if state.provider_error is not None:
             return Stop(TerminationReason.PROVIDER_ERROR, state.limit_hit)
-        ended = self._response_ends_run(state)
+        measures = self.measures(state)
+        ended = self._response_ends_run(state, measures)
         if ended is not None:
             return ended
-        measures = self.measures(state)
         for metric in (Metric.ITERATIONS, Metric.TOKENS, Metric.TIME, Metric.COST):
             measure = measures[metric]
             if measure.reached and not (metric is Metric.ITERATIONS and self._can_extend(state)):
@@ -251,9 +252,10 @@ class DefaultDecisionTree:
 
     def on_turn_start(self, state: AgentState) -> AgentState:
         state.iteration_ceiling = self.iteration_ceiling(state)
-        if self.measures(state)[Metric.ITERATIONS].reached and self._can_extend(state):
-            self._extend(state)
         measures = self.measures(state)
+        if measures[Metric.ITERATIONS].reached and self._can_extend(state):
+            self._extend(state)
+            measures = self.measures(state)
         if self.config.limit_action is LimitAction.WARN:
             for measure in measures.values():
                 self._warn_past_limit(state, measure)
@@ -272,10 +274,23 @@ class DefaultDecisionTree:
         )
         if Metric.TIME not in state.warnings_given:
             # The time warning can fall due while the call streams: the loop gives it then.
-            at = self._warning_threshold(time)
-            notice, hint = self._warning(state, time, at)
-            state.call_limits.time_warning = TimeWarning(at, notice.text, hint)
+            state.call_limits.time_warning = self._time_warning(state, time)
         return state
+
+    def _time_warning(self, state: AgentState, time: Measure) -> TimeWarning:
+        # The same from call to call until something it says changes: made once.
+        at = self._warning_threshold(time)
+        key = (
+            at,
+            time.shown_limit,
+            state.rounds,
+            state.wind_down_reason,
+            self._what_happens_at(state, time),
+        )
+        if self._prepared_time_warning is None or self._prepared_time_warning[0] != key:
+            notice, hint = self._warning(state, time, at)
+            self._prepared_time_warning = (key, TimeWarning(at, notice.text, hint))
+        return self._prepared_time_warning[1]
 
     def on_tool_result(self, state: AgentState, result: ToolResult) -> AgentState:
         action = Action.from_result(result)
@@ -286,11 +301,10 @@ class DefaultDecisionTree:
 
     # --- the rules --------------------------------------------------------------
 
-    def _response_ends_run(self, state: AgentState) -> Stop | None:
+    def _response_ends_run(self, state: AgentState, measures: dict[Metric, Measure]) -> Stop | None:
         last = state.last_response
         if last is None or last.interrupted:
             return None
-        measures = self.measures(state)
         if last.wind_down:
             if last.had_tool_calls:
                 hit = _hit(measures[Metric.TOOL_CALLS])
@@ -422,8 +436,10 @@ class DefaultDecisionTree:
         state.pending_notices.append(Notice("warning", text, hit.metric, hit.value, hit.limit))
 
     def _stuck(self, state: AgentState) -> LimitHit | None:
-        repeats = self.config.no_progress_repeats
-        stuck = find_cycle([Action(*row) for row in state.recent_actions], repeats)
+        repeats, recent = self.config.no_progress_repeats, state.recent_actions
+        if not recent or recent[-1] not in recent[-1 - MAX_PERIOD : -1]:
+            return None  # a cycle of up to MAX_PERIOD calls repeats its last call in them
+        stuck = find_cycle([Action(*row) for row in recent], repeats)
         if stuck is None:
             return None
         return LimitHit(Metric.REPEATS, repeats, repeats, detail=stuck.describe())
