@@ -384,15 +384,23 @@ class DefaultDecisionTree:
         # the percentage is warned about before it is made, not after.
         if measure.projected < self._warning_threshold(measure):
             return
-        if measure.value >= measure.shown_limit:
-            return  # past it already: the stop, pause or warn-action notice says so
-        self._give_warning(state, measure, measure.value)
+        if measure.value < measure.shown_limit:
+            self._give_warning(state, measure, measure.value)
+        elif measure.metric is Metric.TOOL_CALLS and state.wind_down_reason is not None:
+            # One response's tool calls went past the warning and the limit at once: say
+            # so now, before the last call, rather than only at the end.
+            self._give_warning(state, measure, measure.value, reached=True)
+        # Otherwise past it already: the stop, pause or warn-action notice says so.
 
-    def _give_warning(self, state: AgentState, measure: Measure, value: float) -> None:
+    def _give_warning(
+        self, state: AgentState, measure: Measure, value: float, *, reached: bool = False
+    ) -> None:
         if measure.metric in state.warnings_given:
             return  # once per round and quantity
         state.warnings_given.append(measure.metric)
         notice, hint = self._warning(state, measure, value)
+        if reached:
+            notice.text = wording.reached_notice(measure.metric, value, measure.shown_limit)
         state.pending_notices.append(notice)
         if hint:
             state.pending_hints.append(hint)

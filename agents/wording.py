@@ -76,6 +76,14 @@ def approaching_notice(
     )
 
 
+def reached_notice(metric: str, value: float, limit: float) -> str:
+    """The warning when one step went past the warning and the limit at once."""
+    return (
+        f"Reached the {limit_name(metric)} ({figures(metric, value, limit)}) in one step. "
+        "The Oracle has been asked to answer with what it has."
+    )
+
+
 def approaching_hint(metric: str, value: float, limit: float) -> str:
     """The hint the model gets in its next call after a soft warning."""
     return (

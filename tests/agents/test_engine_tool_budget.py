@@ -93,3 +93,18 @@ async def test_tool_calls_of_one_response_run_at_most_max_parallel_tools_at_once
     peak = 0
     await run([batch, Reply(text="Done.")], tools=tools, max_parallel_tools=5)
     assert peak == 5
+
+
+async def test_a_response_that_spends_the_whole_tool_budget_at_once_is_warned_before_the_end(run):
+    outcome = await run(
+        [three_lookups(0), Reply(text="Summary of three.")], max_tool_calls_per_turn=3
+    )
+
+    notices = outcome.notices()
+    assert notices[0]["text"] == (
+        "Reached the tool-call limit (3 of 3) in one step. "
+        "The Oracle has been asked to answer with what it has."
+    )
+    last_call = outcome.events.of_type("assistant.message")[-1]
+    assert notices[0]["seq"] < last_call["seq"]  # before the wind-down answer, not with it
+    assert outcome.reason == "tool_budget"
