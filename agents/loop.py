@@ -378,8 +378,7 @@ class _Run:
         limits = self.state.call_limits
         assert limits is not None
         prompt_estimate = self.state.estimated_prompt_tokens
-        warn_in = self._time_warning_in()  # a clock reading per part, no more
-        warn_at = None if warn_in is None else self.clock.now() + warn_in * self.clock.rate
+        warn_at = self._time_warning_at()  # then a clock reading per part, no more
         async with aclosing(self.model.stream(request)) as parts:
             async for part in parts:
                 if warn_at is not None and self.clock.now() >= warn_at:
@@ -405,26 +404,27 @@ class _Run:
                 elif isinstance(part, FinishPart):
                     streamed.finish_reason = part.reason
 
-    def _time_warning_in(self) -> float | None:
-        """Real seconds until the round's time warning falls due; None if none is due."""
+    def _time_warning_at(self) -> float | None:
+        """The clock reading at which the round's time warning falls due, if one is due."""
         limits = self.state.call_limits
         if limits is None or limits.time_warning is None:
             return None
-        elapsed = self.state.round.elapsed_s + (self.clock.now() - self._mark)
-        return self.clock.to_real(limits.time_warning.at_seconds - elapsed)
+        # The round's time is its elapsed_s plus what passed since the last tick (_mark).
+        return self._mark + limits.time_warning.at_seconds - self.state.round.elapsed_s
+
+    def _time_warning_in(self) -> float | None:
+        """Real seconds until the round's time warning falls due; None if none is due."""
+        at = self._time_warning_at()
+        return None if at is None else self.clock.to_real(at - self.clock.now())
 
     async def _time_warning(self) -> None:
         """Give the round's time warning as soon as it falls due, mid-call if need be."""
-        state, limits = self.state, self.state.call_limits
-        warning = limits.time_warning if limits is not None else None
-        if limits is None or warning is None:
+        state, limits, at = self.state, self.state.call_limits, self._time_warning_at()
+        if limits is None or limits.time_warning is None or at is None or self.clock.now() < at:
             return
-        elapsed = state.round.elapsed_s + (self.clock.now() - self._mark)
-        if not warning.due(elapsed):
-            return
-        limits.time_warning = None
+        warning, limits.time_warning = limits.time_warning, None
         state.warnings_given.append(Metric.TIME)
-        hit = LimitHit(Metric.TIME, warning.at_seconds, self.tree.get_config().timeout_seconds)
+        hit = LimitHit(Metric.TIME, warning.at_seconds, warning.limit)
         await self.emit(
             EventType.SYSTEM_NOTICE,
             severity="warning",

@@ -123,11 +123,9 @@ class TimeWarning:
     reaches `at_seconds`, even in the middle of a streaming call."""
 
     at_seconds: float
+    limit: float  # the time limit the user sees, for the notice's figures
     text: str
     hint: str
-
-    def due(self, elapsed: float) -> bool:
-        return elapsed >= self.at_seconds
 
 
 @dataclass

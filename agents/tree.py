@@ -289,7 +289,8 @@ class DefaultDecisionTree:
         )
         if self._prepared_time_warning is None or self._prepared_time_warning[0] != key:
             notice, hint = self._warning(state, time, at)
-            self._prepared_time_warning = (key, TimeWarning(at, notice.text, hint))
+            warning = TimeWarning(at, time.shown_limit, notice.text, hint)
+            self._prepared_time_warning = (key, warning)
         return self._prepared_time_warning[1]
 
     def on_tool_result(self, state: AgentState, result: ToolResult) -> AgentState:

@@ -35,6 +35,8 @@ logger = logging.getLogger(__name__)
 Publish = Callable[[str], Awaitable[Any]]  # sends one encoded message to every web process
 
 COUNTERS = ("iterations", "tool_calls", "tokens", "cost_usd", "elapsed_ms")
+# What a System message's row keeps of its `system.notice` event, besides the text.
+NOTICE_FIELDS = ("severity", "metric", "value", "limit", "reason")
 PUBLISH_TIMEOUT_SECONDS = 2.0
 # A run whose rows cannot be written this many ticks in a row gives up closing (the
 # sweeper then marks it interrupted); other runs go on being written.
@@ -170,9 +172,7 @@ class RunRecorder:
             self._touch(message)
         elif kind == "system.notice":
             self.assistant = None
-            meta = {
-                key: data.get(key) for key in ("severity", "metric", "value", "limit", "reason")
-            }
+            meta = {key: data.get(key) for key in NOTICE_FIELDS}
             self._new_message(Role.SYSTEM, str(data.get("text", "")), meta)
         elif kind == "run.finished":
             self.counters = {key: data.get(key, 0) for key in COUNTERS}

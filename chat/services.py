@@ -21,7 +21,7 @@ from agents.state import FailureClass, LimitHit, Metric, TerminationReason
 from agents.wording import figures, final_message, number
 from chat.live import publish_now
 from chat.models import ApiToken, Conversation, Message, Role, Run, RunEvent, RunStatus
-from chat.recorder import COUNTERS, cancel_key
+from chat.recorder import COUNTERS, NOTICE_FIELDS, cancel_key
 from ops.heartbeat import redis_client
 from oracle.celery import app as celery_app
 
@@ -203,26 +203,39 @@ def _write_cancelled_before_start(run: Run) -> list[Event]:
     conversation = Conversation.objects.select_for_update().get(pk=run.conversation_id)
     _, notice, finished = ending_events(
         TerminationReason.CANCELLED, hit=None, final_text="", failure_class=None,
-        counters={field: getattr(run, field) for field in COUNTERS},
-        notice="Stopped before the Oracle started working.",
+        counters=_counters(run), notice="Stopped before the Oracle started working.",
     )  # fmt: skip
+    _save_notice(conversation, run, notice)
+    return _append_events(run, [notice, finished])
+
+
+def _counters(run: Run) -> dict[str, int | float]:
+    return {field: getattr(run, field) for field in COUNTERS}
+
+
+def _save_notice(conversation: Conversation, run: Run, notice: Event) -> None:
+    """The System message row of a `system.notice` event written here, not by a worker."""
     Message.objects.create(
         conversation=conversation, run=run, seq=_next_seq(conversation), role=Role.SYSTEM,
-        content=notice["text"], metadata={"severity": notice["severity"], "reason": "cancelled"},
+        content=notice["text"], metadata={key: notice[key] for key in NOTICE_FIELDS},
     )  # fmt: skip
-    seq = run.last_event_seq
-    events = [{**notice, "seq": seq + 1}, {**finished, "seq": seq + 2}]
+
+
+def _append_events(run: Run, events: list[Event]) -> list[Event]:
+    """Number `events` after the run's last and save them; the events, numbered."""
+    for seq, event in enumerate(events, start=run.last_event_seq + 1):
+        event["seq"] = seq
     RunEvent.objects.bulk_create(
         RunEvent(run=run, seq=e["seq"], type=e["type"], data=e) for e in events
     )
-    Run.objects.filter(pk=run.pk).update(last_event_seq=run.last_event_seq + 2)
+    Run.objects.filter(pk=run.pk).update(last_event_seq=events[-1]["seq"])
     return events
 
 
 def _requeue(run: Run, action: str, allowed: dict[str, object]) -> Run:
     with transaction.atomic():
         locked = Run.objects.select_for_update().get(pk=run.pk)
-        if locked.conversation.runs.filter(created_at__gt=locked.created_at).exists():
+        if not _is_latest(locked):
             raise RunConflict("Only the latest run of a conversation can be continued.")
         if not all(
             getattr(locked, field) in values  # type: ignore[operator]
@@ -388,24 +401,10 @@ def _write_interruption(run: Run, notice: str, hit: LimitHit | None) -> list[Eve
     partial.save()
     ending = ending_events(
         TerminationReason.INTERRUPTED, hit=hit, final_text=text, notice=notice,
-        counters={field: getattr(run, field) for field in COUNTERS},
-        failure_class=FailureClass.TRANSIENT_INFRA,
+        counters=_counters(run), failure_class=FailureClass.TRANSIENT_INFRA,
     )  # fmt: skip
-    _, notice_event, _ = ending
-    Message.objects.create(
-        conversation=conversation, run=run, seq=_next_seq(conversation), role=Role.SYSTEM,
-        content=notice,
-        metadata={key: notice_event[key] for key in ("severity", "reason", "metric", "value",
-                                                     "limit")},
-    )  # fmt: skip
-    events: list[Event] = [*_cut_off_tools(run), *ending]
-    for seq, event in enumerate(events, start=run.last_event_seq + 1):
-        event["seq"] = seq
-    RunEvent.objects.bulk_create(
-        RunEvent(run=run, seq=e["seq"], type=e["type"], data=e) for e in events
-    )
-    Run.objects.filter(pk=run.pk).update(last_event_seq=events[-1]["seq"])
-    return events
+    _save_notice(conversation, run, ending[1])
+    return _append_events(run, [*_cut_off_tools(run), *ending])
 
 
 TOOL_CUT_OFF = "Not finished: the worker running it stopped. Resume runs it again."

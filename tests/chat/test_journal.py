@@ -60,12 +60,19 @@ async def journal_with(publish: Any) -> tuple[Journal, asyncio.Task[None], Datab
     return journal, asyncio.create_task(journal.run_forever()), database
 
 
+def recording(journal: Journal, *runs: Run) -> list[RunRecorder]:
+    """A recorder for each run, written by `journal`."""
+    recorders = [RunRecorder(run, journal) for run in runs]
+    for recorder in recorders:
+        journal.add(recorder)
+    return recorders
+
+
 async def test_a_failed_publish_never_stops_the_writing(alice: User) -> None:
     run = await sync_to_async(new_run)(alice)
     redis = BrokenRedis()
     journal, task, database = await journal_with(redis)
-    recorder = RunRecorder(run, journal)
-    journal.add(recorder)
+    (recorder,) = recording(journal, run)
     words = [f"w{i} " for i in range(60)]
 
     await stream(recorder, words)
@@ -88,9 +95,7 @@ async def test_runs_written_together_keep_their_own_order(alice: User, bob: User
     first, second = await sync_to_async(new_run)(alice), await sync_to_async(new_run)(bob)
     redis = Redis()
     journal, task, database = await journal_with(redis)
-    recorders = [RunRecorder(first, journal), RunRecorder(second, journal)]
-    for recorder in recorders:
-        journal.add(recorder)
+    recorders = recording(journal, first, second)
 
     await asyncio.gather(
         stream(recorders[0], [f"a{i} " for i in range(40)]),
@@ -114,9 +119,7 @@ async def test_a_run_claimed_again_elsewhere_is_no_longer_written_here(
     mine, theirs = await sync_to_async(new_run)(alice), await sync_to_async(new_run)(bob)
     redis = Redis()
     journal, task, database = await journal_with(redis)
-    recorders = [RunRecorder(mine, journal), RunRecorder(theirs, journal)]
-    for recorder in recorders:
-        journal.add(recorder)
+    recorders = recording(journal, mine, theirs)
     stopped: list[str] = []
     recorders[1].on_lost = lambda: stopped.append("theirs")
     await stream(recorders[0], ["a "])
