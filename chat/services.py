@@ -386,10 +386,10 @@ def _write_interruption(run: Run, notice: str, hit: LimitHit | None) -> list[Eve
         TerminationReason.INTERRUPTED, hit, draft.content if draft is not None else ""
     )
     if draft is not None:
+        tokens, cost = _cut_off_usage(run, draft.content)  # what streamed, before the notice
         partial = draft
         partial.content = text
         partial.metadata = {**partial.metadata, "final": True}
-        tokens, cost = _cut_off_usage(run, partial.content)
         run.tokens += tokens
         run.cost_usd = round(run.cost_usd + cost, 6)
         Run.objects.filter(pk=run.pk).update(tokens=run.tokens, cost_usd=run.cost_usd)

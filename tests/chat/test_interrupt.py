@@ -10,6 +10,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.utils import timezone
 
+from agents.offline_model import OfflineModel
 from agents.state import AgentState
 from chat.models import Message, Role, Run, RunEvent, RunStatus
 from chat.services import (
@@ -102,6 +103,9 @@ def test_the_cut_off_call_is_counted_from_what_it_streamed(alice: User) -> None:
 
     run.refresh_from_db()
     assert run.tokens > 100  # "Half an answer" was paid for, though no usage came
+    # The prompt of the last checkpoint and the streamed text, not the explanation added.
+    prompt = OfflineModel().count_tokens([QUESTION])
+    assert run.tokens == 100 + prompt + (len("Half an answer") + 3) // 4
     finished = RunEvent.objects.get(run=run, type="run.finished")
     assert finished.data["tokens"] == run.tokens
 
