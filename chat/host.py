@@ -165,13 +165,13 @@ class RunHost:
                     status=RunStatus.RUNNING,
                     heartbeat_at__lt=now - timedelta(seconds=interval),
                 ).update(heartbeat_at=now)
-                stopped = Run.objects.filter(pk__in=ids, cancel_requested_at__isnull=False)
-                for run_id in stopped.values_list("pk", flat=True):
-                    self._cancel_threadsafe(str(run_id))
-                # A run claimed again elsewhere (thought lost) stops here, writing nothing.
-                for run_id, lease in Run.objects.filter(pk__in=ids).values_list("pk", "lease"):
+                hosted = Run.objects.filter(pk__in=ids)
+                for run_id, lease, stop in hosted.values_list("pk", "lease", "cancel_requested_at"):
                     if lease != leases.get(str(run_id)) and self._loop is not None:
+                        # Claimed again elsewhere (thought lost): it stops here, writing nothing.
                         self._loop.call_soon_threadsafe(self._taken_over, str(run_id))
+                    elif stop is not None:
+                        self._cancel_threadsafe(str(run_id))
             except Exception:  # the database may be briefly away; try again next time
                 logger.exception("could not refresh the runs' heartbeat")
             finally:
