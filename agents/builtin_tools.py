@@ -7,7 +7,7 @@ import math
 import operator
 import typing
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from agents.tools import Tool, ToolError, ToolRegistry
@@ -49,8 +49,11 @@ def calculator(expression: str) -> str:
     except SyntaxError:
         raise ToolError(f"not an arithmetic expression: {expression!r}") from None
     value = _evaluate(tree.body)
-    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
-        value = int(value)
+    if isinstance(value, float):
+        # Twelve significant digits: 27 ** (1/3) is 3, not 3.0000000000000004.
+        value = float(f"{value:.12g}")
+        if value.is_integer() and abs(value) < 2**53:
+            value = int(value)
     return str(value)
 
 
@@ -82,17 +85,21 @@ def _describe(node: ast.expr) -> str:
     return type(node).__name__.lower()
 
 
-def current_time(timezone: str = "UTC") -> str:
-    """Tell the current date and time.
+def current_time(timezone: str = "UTC", days: int = 0) -> str:
+    """Tell the current date and time, or the date some days before or after today.
 
     Args:
         timezone: An IANA time zone name such as "Europe/Paris"; UTC by default.
+        days: Days from now: -3 for three days ago, 1 for tomorrow; 0 by default.
     """
     try:
         zone = ZoneInfo(timezone)
     except (ZoneInfoNotFoundError, ValueError):
         raise ToolError(f"unknown time zone: {timezone!r}") from None
-    return datetime.now(zone).strftime(f"%Y-%m-%d %H:%M:%S ({timezone}, %A)")
+    if abs(days) > 365_000:
+        raise ToolError("days must be within a thousand years of today")
+    when = datetime.now(zone) + timedelta(days=days)
+    return when.strftime(f"%Y-%m-%d %H:%M:%S ({timezone}, %A)")
 
 
 def builtin_tools() -> ToolRegistry:

@@ -340,10 +340,18 @@ def field_names() -> list[str]:
 
 @dataclass(frozen=True)
 class OperatorLimits:
-    """Hard caps set by the operator; they end a run even under `warn` or unlimited."""
+    """Hard caps set by the operator; they end a run even under `warn` or unlimited.
+
+    `max_cost_usd` may be what is left of a spending cap larger than one run (a daily
+    one, for the user or the site): `cost_cap_name` then says which, for the System
+    message ("the daily spending cap for your account ($2.00)"), and `cost_cap_note`
+    when it renews ("it resets at 00:00 UTC"). Empty: the per-run cap, in the usual words.
+    """
 
     max_iterations: int = 200
     max_tool_calls: int = 1_000
     token_budget: int = 2_000_000
     timeout_seconds: float = 3_600
     max_cost_usd: float = 100.0
+    cost_cap_name: str = ""
+    cost_cap_note: str = ""

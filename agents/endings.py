@@ -10,7 +10,7 @@ from typing import Any
 
 from agents import wording
 from agents.events import Event, EventType
-from agents.state import FailureClass, LimitHit, TerminationReason
+from agents.state import FailureClass, LimitHit, ProviderFailure, TerminationReason
 
 
 def ending_events(
@@ -21,9 +21,15 @@ def ending_events(
     counters: dict[str, Any],
     failure_class: FailureClass | None,
     notice: str | None = None,
+    failure: ProviderFailure | None = None,
 ) -> list[Event]:
     """The closing events of a run, without their `seq`. `notice` replaces the usual
-    System message (the web side explains a lost worker in its own words)."""
+    System message (the web side explains a lost worker in its own words).
+
+    A run the model could not answer carries the kind of failure as `problem`, for the
+    page to offer what can help; the provider's own words go with the notice as `detail`,
+    kept for staff and never shown in the chat."""
+    problem = failure.kind.value if failure else None
     events: list[Event] = [
         {"type": EventType.ASSISTANT_MESSAGE, "text": final_text, "tool_calls": [], "final": True}
     ]
@@ -35,8 +41,10 @@ def ending_events(
                 "metric": hit.metric if hit else None,
                 "value": hit.value if hit else None,
                 "limit": hit.limit if hit else None,
-                "text": notice or wording.stop_notice(reason, hit),
+                "text": notice or wording.stop_notice(reason, hit, failure),
                 "reason": reason.value,
+                "problem": problem,
+                "detail": failure.detail if failure else None,
             }
         )
     events.append(
@@ -44,6 +52,7 @@ def ending_events(
             "type": EventType.RUN_FINISHED,
             "reason": reason.value,
             "failure_class": failure_class.value if failure_class else None,
+            "problem": problem,
             **counters,
             "final_text": final_text,
         }

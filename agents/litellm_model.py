@@ -15,6 +15,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import httpx
 import litellm
+import openai
 from litellm import exceptions as provider_errors
 from litellm.llms.openai.chat.gpt_transformation import OpenAIChatCompletionStreamingHandler
 
@@ -22,6 +23,7 @@ from agents.model import (
     FinishPart,
     Message,
     ModelError,
+    ModelProblem,
     ModelRequest,
     StreamPart,
     TextDelta,
@@ -35,14 +37,45 @@ litellm.suppress_debug_info = True  # no "Give Feedback" banners on stdout
 litellm.disable_aiohttp_transport = True
 logger = logging.getLogger(__name__)
 
-_TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (
-    provider_errors.RateLimitError,
-    provider_errors.Timeout,
-    provider_errors.APIConnectionError,
-    provider_errors.InternalServerError,
-    provider_errors.ServiceUnavailableError,
-    httpx.TransportError,  # a stream read straight from LiteLLM's parser: _provider_chunks
+# Errors on the way to the provider or back: LiteLLM wraps a refused connection in an
+# InternalServerError with a made-up 500, so the cause is looked for in the whole chain.
+_CONNECTION_ERRORS: tuple[type[BaseException], ...] = (
+    httpx.TransportError,  # connect, read, timeouts; a stream from _provider_chunks
+    openai.APIConnectionError,  # LiteLLM's APIConnectionError and Timeout are ones too
+    ConnectionError,
+    TimeoutError,
 )
+# What providers say when the history is longer than the model's context (LiteLLM maps
+# only some of them to ContextWindowExceededError, and none in a stream's error event).
+_CONTEXT_TOO_LONG_WORDS = (
+    "context length",
+    "context window",
+    "context_length",
+    "context too long",
+    "maximum context",
+    "prompt is too long",
+    "too many tokens",
+)
+# LiteLLM's exception classes, the most specific first (a context too long is a bad request).
+_CLASS_PROBLEMS: tuple[tuple[type[Exception], ModelProblem], ...] = (
+    (provider_errors.ContextWindowExceededError, ModelProblem.CONTEXT_TOO_LONG),
+    (provider_errors.RateLimitError, ModelProblem.RATE_LIMITED),
+    (provider_errors.AuthenticationError, ModelProblem.AUTH),
+    (provider_errors.PermissionDeniedError, ModelProblem.AUTH),
+    (provider_errors.NotFoundError, ModelProblem.UNKNOWN_MODEL),
+    (provider_errors.InternalServerError, ModelProblem.PROVIDER_FAILED),
+    (provider_errors.ServiceUnavailableError, ModelProblem.PROVIDER_FAILED),
+    (provider_errors.BadRequestError, ModelProblem.BAD_REQUEST),
+)
+# The same by status, for LiteLLM's other classes (a 403 comes as an APIError) and for an
+# error event in a stream read straight from LiteLLM's parser (its OpenAIError has a status).
+_STATUS_PROBLEMS = {
+    401: ModelProblem.AUTH,
+    403: ModelProblem.AUTH,
+    404: ModelProblem.UNKNOWN_MODEL,
+    408: ModelProblem.UNREACHABLE,
+    429: ModelProblem.RATE_LIMITED,
+}
 
 
 class LiteLLMModel:
@@ -182,7 +215,7 @@ async def _parts(chunks: AsyncIterator[Any]) -> AsyncGenerator[StreamPart, None]
             if finish_reason is not None:
                 break
     if finish_reason is None:
-        raise ModelError("the model's stream ended early", transient=True)
+        raise ModelError("the model's stream ended early", kind=ModelProblem.UNREACHABLE)
     for index, slot in sorted(calls.items()):
         yield ToolCallPart(slot["id"] or f"call_{index}", slot["name"], slot["arguments"])
     yield FinishPart(finish_reason)
@@ -202,13 +235,48 @@ def model_prices(model: str) -> tuple[float, float]:
 
 
 def _model_error(error: Exception) -> ModelError:
+    kind, status = _problem(error)
+    detail = f"{type(error).__name__}: {error}"
+    logger.warning("model call failed (%s, status %s): %s", kind.value, status, detail)
+    return ModelError(detail[:2000], kind=kind, status=status, retry_after=_retry_after(error))
+
+
+def _problem(error: Exception) -> tuple[ModelProblem, int | None]:
+    """The kind of a failed call and the provider's HTTP status, from LiteLLM's exception
+    classes, or the status of an error event read straight from LiteLLM's parser."""
+    if _lost_connection(error):
+        return ModelProblem.UNREACHABLE, None
     status = getattr(error, "status_code", None)
-    transient = isinstance(error, _TRANSIENT_ERRORS) or (
-        isinstance(status, int) and (status == 429 or status >= 500)
-    )
-    message = f"{type(error).__name__}: {error}"
-    logger.info("model call failed (transient=%s): %s", transient, message)
-    return ModelError(message[:500], transient=transient, retry_after=_retry_after(error))
+    status = status if isinstance(status, int) else None
+    if status in (None, 400, 413) and _says_context_too_long(error):
+        return ModelProblem.CONTEXT_TOO_LONG, status
+    for kinds, problem in _CLASS_PROBLEMS:
+        if isinstance(error, kinds):
+            return problem, status
+    if status in _STATUS_PROBLEMS:
+        return _STATUS_PROBLEMS[status], status
+    if status is not None and status >= 500:
+        return ModelProblem.PROVIDER_FAILED, status
+    if status is not None and status >= 400:
+        return ModelProblem.BAD_REQUEST, status
+    return ModelProblem.FAILED, status
+
+
+def _lost_connection(error: BaseException) -> bool:
+    """Whether the call failed on the way: no connection, no answer in time, a broken stream."""
+    seen: set[int] = set()
+    cause: BaseException | None = error
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, _CONNECTION_ERRORS):
+            return True
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return False
+
+
+def _says_context_too_long(error: Exception) -> bool:
+    text = str(error).lower()
+    return any(words in text for words in _CONTEXT_TOO_LONG_WORDS)
 
 
 def _retry_after(error: Exception) -> float | None:

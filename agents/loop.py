@@ -13,6 +13,7 @@ import json
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import aclosing
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
@@ -37,8 +38,10 @@ from agents.state import (
     LastResponse,
     LimitHit,
     Metric,
+    ProviderFailure,
     RunStatus,
     TerminationReason,
+    Usage,
 )
 from agents.tools import ToolRegistry, ToolResult
 from agents.tree import DecisionTree, Pause, Stop
@@ -68,6 +71,57 @@ class RunDeps:
     clock: Clock = field(default_factory=Clock)
     max_retries: int = 3
     retry_base_delay: float = 0.5
+
+
+@dataclass(frozen=True)
+class Headroom:
+    """What the run has left of its round's limits at this moment (a subagent gets a
+    share of it)."""
+
+    seconds: float
+    tokens: int
+    cost_usd: float
+
+
+class ToolContext:
+    """What a tool may know of the run calling it, and do in it: the `delegate` tool
+    reads the run's headroom, announces its subagent's steps and spends its usage."""
+
+    def __init__(self, run: _Run, call_id: str) -> None:
+        self._run = run
+        self.call_id = call_id
+
+    @property
+    def run_id(self) -> str:
+        return self._run.state.run_id
+
+    @property
+    def model(self) -> Model:
+        return self._run.model
+
+    @property
+    def clock(self) -> Clock:
+        return self._run.clock
+
+    def headroom(self) -> Headroom:
+        """The round's time, tokens and cost left now."""
+        return self._run.headroom()
+
+    async def emit(self, event_type: str, **fields: Any) -> None:
+        """An event in the run's stream (numbered with the run's own events)."""
+        await self._run.emit(event_type, **fields)
+
+    def spend(self, usage: Usage) -> None:
+        """Count tokens and cost spent on the run's behalf toward its budgets."""
+        self._run.state.add_child_usage(usage)
+
+
+_TOOL_CONTEXT: ContextVar[ToolContext | None] = ContextVar("oracle_tool_context", default=None)
+
+
+def tool_context() -> ToolContext | None:
+    """The run calling the tool that asks (None outside a run's tool call)."""
+    return _TOOL_CONTEXT.get()
 
 
 @dataclass(frozen=True)
@@ -147,7 +201,7 @@ async def continue_run(
     state.messages = [m for m in state.messages if not _is_round_hint(m)]
     state.pending_hints.append(wording.new_round_hint(state.rounds))
     run = _Run(state, deps, on_event, cancel, on_checkpoint)
-    await run.emit(EventType.RUN_RESUMED, run_id=state.run_id, round=state.rounds)
+    await _announce_resumed(run)
     return await run.drive()
 
 
@@ -162,8 +216,20 @@ async def resume_run(
     """Pick a running state up again in the same round (e.g. after a worker was lost)."""
     state.apply_iteration_mode(unlimited_iterations=deps.tree.get_config().unlimited_iterations)
     run = _Run(state, deps, on_event, cancel, on_checkpoint)
-    await run.emit(EventType.RUN_RESUMED, run_id=state.run_id, round=state.rounds)
+    await _announce_resumed(run)
     return await run.drive(resume_tools=True)
+
+
+async def _announce_resumed(run: _Run) -> None:
+    """`run.resumed`, with the settings this round runs under and the totals it starts
+    from (the chat's gauges show the round's own counters against its limits)."""
+    await run.emit(
+        EventType.RUN_RESUMED,
+        run_id=run.state.run_id,
+        round=run.state.rounds,
+        config=run.tree.get_config().to_dict(),
+        before_round=run.state.counters_before_round(),
+    )
 
 
 async def stop_paused_run(
@@ -225,6 +291,7 @@ class _Run:
             else 0
         )
         self._unemitted_text = ""
+        self._turn_start = (0, 0.0)  # the round's tokens and cost when the call began
         # One waiter on the cancel token for the whole drive, not one per model call
         # or tool batch: a task less to create and cancel on every step.
         self._stopper: asyncio.Future[None] | None = None
@@ -285,6 +352,7 @@ class _Run:
         state.total.iterations += 1
         assert state.call_limits is not None, "on_turn_start sets the call limits"
         self._deadline = self.clock.now() + state.call_limits.seconds
+        self._turn_start = (state.round.tokens, state.round.cost_usd)
 
         streamed = await self._call_model(request)
         self._record_usage(streamed)
@@ -347,10 +415,11 @@ class _Run:
             except ModelError as error:
                 retry_in = self._retry_delay(error, attempt, streamed)
                 if retry_in is None:
-                    self.state.provider_error = str(error)
-                    self.state.provider_error_transient = error.transient
+                    self.state.provider_failure = ProviderFailure(
+                        error.kind, error.status, self.model.name, str(error)
+                    )
                     self.state.limit_hit = LimitHit(
-                        Metric.ATTEMPTS, attempt + 1, self.deps.max_retries + 1, detail=str(error)
+                        Metric.ATTEMPTS, attempt + 1, self.deps.max_retries + 1
                     )
                     streamed.interrupted = True
                     return streamed
@@ -462,8 +531,12 @@ class _Run:
         limit = asyncio.Semaphore(self.tree.get_config().max_parallel_tools)
 
         async def run_one(call: ToolCallPart) -> None:
-            async with limit:
-                result = await self.deps.tools.run(call.id, call.name, call.arguments)
+            context = _TOOL_CONTEXT.set(ToolContext(self, call.id))
+            try:
+                async with limit:
+                    result = await self.deps.tools.run(call.id, call.name, call.arguments)
+            finally:
+                _TOOL_CONTEXT.reset(context)
             results[call.id] = result
             self.tree.on_tool_result(state, result)
             await self.emit(
@@ -476,7 +549,7 @@ class _Run:
 
         for call in calls if announce else ():
             await self.emit(
-                EventType.TOOL_CALL, id=call.id, name=call.name, arguments=_arguments(call)
+                EventType.TOOL_CALL, id=call.id, name=call.name, arguments=call.shown_arguments
             )
         state.round.tool_calls += len(allowed)
         state.total.tool_calls += len(allowed)
@@ -550,13 +623,16 @@ class _Run:
         state.status = RunStatus.FINISHED
         state.termination_reason = reason
         state.failure_class = _failure_class(reason, state)
-        state.final_text = wording.final_message(reason, state.limit_hit, self._unemitted_text)
+        state.final_text = wording.final_message(
+            reason, state.limit_hit, self._unemitted_text, failure=state.provider_failure
+        )
         for event in ending_events(
             reason,
             hit=state.limit_hit,
             final_text=state.final_text,
             counters=state.counters(),
             failure_class=state.failure_class,
+            failure=state.provider_failure,
         ):
             await self.emit(event.pop("type"), **event)
         return RunResult(state)
@@ -582,6 +658,17 @@ class _Run:
         return RunResult(state)
 
     # --- bookkeeping ------------------------------------------------------------
+
+    def headroom(self) -> Headroom:
+        limits, used = self.state.call_limits, self.state.round
+        if limits is None:
+            return Headroom(0.0, 0, 0.0)
+        tokens, cost = self._turn_start
+        return Headroom(
+            seconds=self._deadline - self.clock.now(),
+            tokens=limits.tokens - (used.tokens - tokens),
+            cost_usd=limits.cost_usd - (used.cost_usd - cost),
+        )
 
     def _tick(self) -> None:
         now = self.clock.now()
@@ -639,16 +726,10 @@ def _failure_class(reason: TerminationReason, state: AgentState) -> FailureClass
         return None
     if reason is TerminationReason.INTERRUPTED:
         return FailureClass.TRANSIENT_INFRA
-    if reason is TerminationReason.PROVIDER_ERROR and state.provider_error_transient:
+    failure = state.provider_failure
+    if reason is TerminationReason.PROVIDER_ERROR and failure and failure.kind.transient:
         return FailureClass.TRANSIENT_INFRA
     return FailureClass.DETERMINISTIC
-
-
-def _arguments(call: ToolCallPart) -> Any:
-    try:
-        return json.loads(call.arguments) if call.arguments.strip() else {}
-    except json.JSONDecodeError:
-        return call.arguments
 
 
 def _unanswered_calls(messages: Sequence[Message]) -> list[ToolCallPart]:
@@ -672,4 +753,4 @@ def _wire_call(call: ToolCallPart) -> dict[str, Any]:
 
 
 def _event_call(call: ToolCallPart) -> dict[str, Any]:
-    return {"id": call.id, "name": call.name, "arguments": _arguments(call)}
+    return {"id": call.id, "name": call.name, "arguments": call.shown_arguments}

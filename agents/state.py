@@ -11,6 +11,8 @@ from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from agents.model import ModelProblem
+
 
 class TerminationReason(StrEnum):
     """Why a run ended: the stable codes of SPEC section 4."""
@@ -28,6 +30,21 @@ class TerminationReason(StrEnum):
     TURN_BUDGET_EXHAUSTED = "turn_budget_exhausted"
     PROVIDER_ERROR = "provider_error"
     INTERRUPTED = "interrupted"
+
+
+# The reasons that mean a limit ended the run (not the user, the provider or a lost
+# worker), as the stored codes: the alerts and the staff dashboard count these.
+LIMIT_REASONS = frozenset(
+    reason.value
+    for reason in TerminationReason
+    if reason
+    not in {
+        TerminationReason.COMPLETED,
+        TerminationReason.CANCELLED,
+        TerminationReason.PROVIDER_ERROR,
+        TerminationReason.INTERRUPTED,
+    }
+)
 
 
 class FailureClass(StrEnum):
@@ -166,6 +183,21 @@ class LimitHit:
 
 
 @dataclass
+class ProviderFailure:
+    """Why the model could not answer once the retries were spent: the kind, the HTTP
+    status and the model, which the user is told, and the provider's own words (`detail`),
+    which only the log and staff see."""
+
+    kind: ModelProblem
+    status: int | None = None
+    model: str = ""
+    detail: str = ""
+
+    def __post_init__(self) -> None:
+        self.kind = ModelProblem(self.kind)
+
+
+@dataclass
 class AgentState:
     """The mutable state of one run: history, counters, and the tree's bookkeeping.
 
@@ -195,8 +227,7 @@ class AgentState:
     pending_notices: list[Notice] = field(default_factory=list)
     pending_events: list[dict[str, Any]] = field(default_factory=list)
     cancel_requested: bool = False
-    provider_error: str | None = None
-    provider_error_transient: bool = False
+    provider_failure: ProviderFailure | None = None
     paused_reason: TerminationReason | None = None
     limit_hit: LimitHit | None = None
     termination_reason: TerminationReason | None = None
@@ -242,8 +273,7 @@ class AgentState:
         self.wind_down_reason = None
         self.last_response = None
         self.cancel_requested = False
-        self.provider_error = None
-        self.provider_error_transient = False
+        self.provider_failure = None
         self.paused_reason = None
         self.limit_hit = None
         self.termination_reason = None
@@ -269,6 +299,17 @@ class AgentState:
             "elapsed_ms": round(total.elapsed_s * 1000),
         }
 
+    def counters_before_round(self) -> dict[str, int | float]:
+        """The run's totals when this round began: the gauges show what the round used."""
+        total, used = self.total, self.round
+        return {
+            "iterations": total.iterations - used.iterations,
+            "tool_calls": total.tool_calls - used.tool_calls,
+            "tokens": total.tokens - used.tokens,
+            "cost_usd": round(total.cost_usd - used.cost_usd, 6),
+            "elapsed_ms": round((total.elapsed_s - used.elapsed_s) * 1000),
+        }
+
     def to_json(self) -> str:
         """Serialise the whole state (pause, resume, crash recovery)."""
         return json.dumps(asdict(self), separators=(",", ":"))
@@ -288,6 +329,14 @@ class AgentState:
             limits["time_warning"] = TimeWarning(**limits["time_warning"])
         data["call_limits"] = CallLimits(**limits) if limits else None
         data["limit_hit"] = LimitHit(**data["limit_hit"]) if data["limit_hit"] else None
+        failure = data.get("provider_failure")
+        data["provider_failure"] = ProviderFailure(**failure) if failure else None
+        # States saved before failures had a kind kept the provider's words alone.
+        old_detail = data.pop("provider_error", None)
+        old_transient = data.pop("provider_error_transient", False)
+        if old_detail is not None and not failure:
+            kind = ModelProblem.PROVIDER_FAILED if old_transient else ModelProblem.FAILED
+            data["provider_failure"] = ProviderFailure(kind, detail=old_detail)
         data["pending_notices"] = [Notice(**notice) for notice in data["pending_notices"]]
         # States saved before results were compared kept "name:arguments" strings.
         data["recent_actions"] = [

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from typing import NamedTuple, Protocol, TypeVar
 
 from agents import wording
 from agents.config import AgentConfig, LimitAction, OperatorLimits
@@ -111,9 +111,8 @@ def create_tree(
     return factory(config, operator or OperatorLimits())
 
 
-@dataclass(frozen=True)
-class Measure:
-    """One limited quantity of the current round, with its limits."""
+class Measure(NamedTuple):
+    """One limited quantity of the current round, with its limits (a tuple: made twice a step)."""
 
     metric: Metric
     value: float
@@ -226,7 +225,7 @@ class DefaultDecisionTree:
     def should_continue(self, state: AgentState) -> Decision:
         if state.cancel_requested:
             return Stop(TerminationReason.CANCELLED)
-        if state.provider_error is not None:
+        if state.provider_failure is not None:
             return Stop(TerminationReason.PROVIDER_ERROR, state.limit_hit)
         measures = self.measures(state)
         ended = self._response_ends_run(state, measures)
@@ -325,7 +324,11 @@ class DefaultDecisionTree:
     def _at_hard_limit(self, state: AgentState, measure: Measure) -> Stop | Pause:
         if self._pauses_at(measure):
             return Pause(measure.reason, _hit(measure))
-        hit = _hit(measure, projected=measure.value < measure.hard_limit)
+        hit = _hit(
+            measure,
+            projected=measure.value < measure.hard_limit,
+            detail=self._spending_cap(measure),
+        )
         if (
             measure.metric is Metric.ITERATIONS
             and self.config.limit_action is LimitAction.EXTEND
@@ -333,6 +336,14 @@ class DefaultDecisionTree:
         ):
             return Stop(TerminationReason.TURN_BUDGET_EXHAUSTED, hit)
         return Stop(measure.reason, hit)
+
+    def _spending_cap(self, measure: Measure) -> str:
+        """The name of the spending cap a cost stop is at when the operator's cost cap is
+        what is left of a larger one (a daily cap); '' for the run's own limits."""
+        op = self.operator
+        if measure.metric is Metric.COST and measure.is_operator_cap and op.cost_cap_name:
+            return wording.spending_cap(op.cost_cap_name, op.cost_cap_note)
+        return ""
 
     def _pauses_at(self, measure: Measure) -> bool:
         # The operator's caps always end the run; only the user's own limits pause it.
@@ -383,6 +394,8 @@ class DefaultDecisionTree:
     def _soft_warning(self, state: AgentState, measure: Measure) -> None:
         # Tokens and cost warn on the next call's estimate: a call that would jump past
         # the percentage is warned about before it is made, not after.
+        if measure.metric in state.warnings_given:
+            return  # once per round and quantity
         if measure.projected < self._warning_threshold(measure):
             return
         if measure.value < measure.shown_limit:
@@ -434,8 +447,10 @@ class DefaultDecisionTree:
         return ""
 
     def _warn_past_limit(self, state: AgentState, measure: Measure) -> None:
+        if measure.value < measure.shown_limit:
+            return
         key = f"{measure.metric}:limit"
-        if measure.value < measure.shown_limit or key in state.warnings_given:
+        if key in state.warnings_given:
             return
         state.warnings_given.append(key)
         text = wording.warn_notice(

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from agents.state import LimitHit, Metric, TerminationReason, exact
+from agents.model import ModelProblem
+from agents.state import LimitHit, Metric, ProviderFailure, TerminationReason, exact
 
 VIOLATION_MESSAGE = "I used all available tool calls before I could finish."
 
@@ -138,15 +139,22 @@ _STOPPED = {
 }
 
 
-def stop_explanation(reason: TerminationReason, hit: LimitHit | None) -> str:
+def stop_explanation(
+    reason: TerminationReason, hit: LimitHit | None, failure: ProviderFailure | None = None
+) -> str:
     """The first sentence of the final assistant message of a run that did not complete."""
     if reason is TerminationReason.TOOL_BUDGET_VIOLATION:
         return VIOLATION_MESSAGE
+    if reason is TerminationReason.PROVIDER_ERROR and failure is not None:
+        return f"Stopped: {model_problem(failure)}."
     if hit is None or hit.metric not in _GAUGED:
         stopped = _STOPPED.get(reason, f"Stopped ({reason.value}).")
         if reason is TerminationReason.NO_PROGRESS and hit is not None and hit.detail:
             return f"{stopped.removesuffix('.')} ({hit.detail})."
         return stopped
+    cap = _spending_cap(hit)
+    if cap is not None:
+        return f"Stopped: {_cap_reached(cap[0], hit)}."
     if hit.projected:
         return (
             f"Stopped: the next model call would pass the {limit_name(hit.metric)} "
@@ -163,22 +171,34 @@ def stop_explanation(reason: TerminationReason, hit: LimitHit | None) -> str:
 _GAUGED = {Metric.ITERATIONS, Metric.TOOL_CALLS, Metric.TOKENS, Metric.TIME, Metric.COST}
 
 
-def final_message(reason: TerminationReason, hit: LimitHit | None, text: str) -> str:
+def final_message(
+    reason: TerminationReason,
+    hit: LimitHit | None,
+    text: str,
+    *,
+    failure: ProviderFailure | None = None,
+) -> str:
     """The final assistant message: the explanation, then whatever had been written."""
     if reason is TerminationReason.COMPLETED:
         return text
-    explanation = stop_explanation(reason, hit)
+    explanation = stop_explanation(reason, hit, failure)
     text = text.strip()
     if reason is TerminationReason.TOOL_BUDGET_VIOLATION:
         return f"{explanation}\n\n{text}" if text else explanation
     if text:
         return f"{explanation} Here is what I found so far:\n\n{text}"
+    if hit is not None and _spending_cap(hit) is not None and hit.limit <= 0:
+        return explanation  # it never started: no steps to point at
     return f"{explanation} I had not written an answer yet; the steps I took are shown above."
 
 
-def stop_notice(reason: TerminationReason, hit: LimitHit | None) -> str:
+def stop_notice(
+    reason: TerminationReason, hit: LimitHit | None, failure: ProviderFailure | None = None
+) -> str:
     """The System message at the end of a run that did not complete: what was counted,
     how many, against what, and what the user can do."""
+    if reason is TerminationReason.PROVIDER_ERROR and failure is not None:
+        return provider_notice(failure, hit)
     if reason is TerminationReason.CANCELLED:
         return "You stopped the run. Press Continue to let the Oracle go on from here."
     if hit is not None and hit.metric not in _GAUGED:
@@ -189,6 +209,13 @@ def stop_notice(reason: TerminationReason, hit: LimitHit | None) -> str:
             f"The Oracle used all its tool calls ({used}) and asked for more instead of "
             "answering. Press Continue to give it another round."
         )
+    cap = _spending_cap(hit) if hit is not None else None
+    if cap is not None and hit is not None:
+        # Another round would meet the same cap: say when it renews instead of Continue.
+        name, note = cap
+        reached = _cap_reached(name, hit)
+        reached = reached[0].upper() + reached[1:]
+        return f"{reached}; {note}." if note else f"{reached}."
     base = stop_explanation(reason, hit).removeprefix("Stopped: ")
     base = base[0].upper() + base[1:]
     return f"{base} Press Continue to give the Oracle another round."
@@ -201,10 +228,85 @@ def _counted(reason: TerminationReason, hit: LimitHit) -> str:
     if reason is TerminationReason.TOOL_ERRORS:
         return f"Stopped: {number(hit.metric, hit.value)} tool calls failed in a row ({limit})."
     if reason is TerminationReason.PROVIDER_ERROR:
-        tries = f"{number(hit.metric, hit.value)} of {number(hit.metric, hit.limit)} attempts"
-        detail = f": {hit.detail}" if hit.detail else ""
-        return f"The model could not be reached ({tries}){detail}."
+        return f"The model call failed on {_attempts(hit)}."
     return f"Stopped ({reason.value}): {figures(hit.metric, hit.value, hit.limit)}."
+
+
+# --- spending caps larger than one run ---------------------------------------------
+
+_CAP_NOTE_SEPARATOR = "; "
+
+
+def spending_cap(name: str, note: str = "") -> str:
+    """How a spending cap larger than one run (a daily one) travels in the `detail` of the
+    `LimitHit` that ends a run at it: its name, then '; ' and when it renews. The name is
+    a noun phrase with no '; ' in it: "the daily spending cap for your account ($2.00)"."""
+    return f"{name}{_CAP_NOTE_SEPARATOR}{note}" if note else name
+
+
+def _spending_cap(hit: LimitHit) -> tuple[str, str] | None:
+    """(name, note) of the spending cap a cost hit was reached at; None for the run's own."""
+    if hit.metric != Metric.COST or not hit.detail:
+        return None
+    name, _, note = hit.detail.partition(_CAP_NOTE_SEPARATOR)
+    return name, note
+
+
+def _cap_reached(name: str, hit: LimitHit) -> str:
+    """'the daily spending cap for your account ($2.00) is used up', or what this run
+    spent of what was left of it."""
+    if hit.limit <= 0:
+        return f"{name} is used up"
+    used = f"{number(hit.metric, hit.value)} of the {number(hit.metric, hit.limit)} that was left"
+    if hit.projected:
+        return f"the next model call would pass {name}: this run has used {used} of it"
+    return f"reached {name}: this run used {used} of it"
+
+
+# --- a model that could not answer -------------------------------------------------
+
+_PROBLEMS = {
+    ModelProblem.PROVIDER_FAILED: "the model provider failed",
+    ModelProblem.UNREACHABLE: "the connection to the model provider failed",
+    ModelProblem.RATE_LIMITED: "the model provider turned the calls away as too many",
+    ModelProblem.AUTH: "the provider refused the API key",
+    ModelProblem.UNKNOWN_MODEL: "the provider does not know the model `{model}`",
+    ModelProblem.CONTEXT_TOO_LONG: "the provider rejected the request",
+    ModelProblem.BAD_REQUEST: "the provider rejected the request",
+    ModelProblem.FAILED: "the model call failed",
+}
+_PROBLEM_CAUSES = {
+    ModelProblem.CONTEXT_TOO_LONG: "the conversation is too long for the model's context",
+}
+_WHAT_HELPS = {
+    ModelProblem.RATE_LIMITED: "Wait a little, then press Continue to try again.",
+    ModelProblem.AUTH: "Check the key in the server's settings or pick another model.",
+    ModelProblem.UNKNOWN_MODEL: "Pick another model in Settings.",
+    ModelProblem.CONTEXT_TOO_LONG: (
+        "Start a new conversation or pick a model with a longer context in Settings."
+    ),
+    ModelProblem.BAD_REQUEST: "Pick another model in Settings.",
+}
+
+
+def model_problem(failure: ProviderFailure) -> str:
+    """What went wrong, in plain words: 'the provider refused the API key'."""
+    return _PROBLEMS[failure.kind].format(model=failure.model)
+
+
+def provider_notice(failure: ProviderFailure, hit: LimitHit | None) -> str:
+    """The System message when the model could not answer: the kind and status, the
+    attempts when retrying could help, and what to do. Never the provider's own words."""
+    what = model_problem(failure)
+    status = f" ({failure.status})" if failure.status else ""
+    tries = f" on {_attempts(hit)}" if hit is not None and not failure.kind.needs_settings else ""
+    cause = f": {_PROBLEM_CAUSES[failure.kind]}" if failure.kind in _PROBLEM_CAUSES else ""
+    helps = _WHAT_HELPS.get(failure.kind, "Press Continue to try again.")
+    return f"{what[0].upper()}{what[1:]}{status}{tries}{cause}. {helps}"
+
+
+def _attempts(hit: LimitHit) -> str:
+    return f"{number(hit.metric, hit.value)} of {number(hit.metric, hit.limit)} attempts"
 
 
 def pause_notice(hit: LimitHit | None, reason: TerminationReason) -> str:
@@ -215,3 +317,26 @@ def pause_notice(hit: LimitHit | None, reason: TerminationReason) -> str:
         else reason.value
     )
     return f"Paused at {what}. Continue to go on with a fresh round, or Stop to end the run."
+
+
+# What each reason a run ended for is called on the page (SPEC 4 names the codes).
+REASON_LABELS: dict[str, str] = {
+    TerminationReason.COMPLETED: "Completed",
+    TerminationReason.CANCELLED: "Stopped by you",
+    TerminationReason.MAX_ITERATIONS: "Iteration limit",
+    TerminationReason.TOKEN_BUDGET: "Token budget",
+    TerminationReason.TIMEOUT: "Time limit",
+    TerminationReason.COST_BUDGET: "Cost limit",
+    TerminationReason.NO_PROGRESS: "No progress",
+    TerminationReason.TOOL_ERRORS: "Tool errors",
+    TerminationReason.TOOL_BUDGET: "Tool-call budget",
+    TerminationReason.TOOL_BUDGET_VIOLATION: "Tool-call budget",
+    TerminationReason.TURN_BUDGET_EXHAUSTED: "Extensions used up",
+    TerminationReason.PROVIDER_ERROR: "Model error",
+    TerminationReason.INTERRUPTED: "Interrupted",
+}
+
+
+def reason_label(reason: str) -> str:
+    """What a termination reason is called on the page."""
+    return REASON_LABELS.get(reason, reason)

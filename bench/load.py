@@ -74,14 +74,19 @@ START_SECONDS = 120  # bound of each start-up step
 STOP_SECONDS = 20  # SIGINT, then SIGKILL
 
 WORD = re.compile(r"\bw(\d+)t(\d+)\b")
-# What the page does with a fragment: text swapped into (or appended to) an answer's
-# text element, or a new element holding an answer's text.
+# What the page does with a fragment: an answer's text swapped whole (`-text`, at its
+# end), its growing block drawn again (`-tail`), a finished block put before that
+# block, or a new element holding an answer's text (its finished blocks, then its
+# growing block). See `chat.streaming`.
 FRAGMENT = re.compile(
-    r'hx-swap-oob="(?P<swap>\w+):#(?P<target>[\w-]+)-text"[^>]*>(?P<into>.*?)</div>'
-    r'|\bid="(?P<element>[\w-]+)-text"[^>]*>(?P<body>.*?)</div>',
+    r'hx-swap-oob="(?P<swap>\w+):#(?P<target>[\w-]+?)-(?P<part>text|tail)[^"]*"[^>]*>'
+    r"(?P<into>.*?)</div>"
+    r'|\bid="(?P<element>[\w-]+)-text"[^>]*>(?P<body>.*?)'
+    r'(?:<div class="md-tail" id="[\w-]+-tail">(?P<tail>.*?)</div>)?</div>',
     re.S,
 )
 SEQ = re.compile(r'data-seq="(\d+)"')
+ANNOUNCED = re.compile(r'<div hx-swap-oob="innerHTML:#announcer">.*?</div>', re.S)
 STATUS = re.compile(r'data-status="(\w+)"')
 LOG_PROBLEM = re.compile(r"\b(ERROR|CRITICAL|WARNING|raised unexpected|\w*(Error|Exception))\b")
 
@@ -154,6 +159,7 @@ class Conversation:
     stored: list[int] | None = None
     errors: list[str] = field(default_factory=list)  # the first few
     error_count: int = 0
+    received_bytes: int = 0  # of the frames or events, as they came over the wire
 
     def note(self, error: str) -> None:
         self.error_count += 1
@@ -214,23 +220,28 @@ def take_frame(client: Conversation, frame: str, at: int) -> None:
     placed = 0
     for match in FRAGMENT.finditer(frame):
         if match["swap"]:
-            words = words_in(match["into"])
+            key, words = match["target"], words_in(match["into"])
             indices = [w for w, _ in words]
-            if match["swap"] == "beforeend":
-                client.answer.append(match["target"], indices)
+            if match["part"] == "text" and match["swap"] == "beforeend":  # before 2026-11-23
+                client.answer.append(key, indices)
+            elif match["part"] == "text":  # the answer whole, at its end
+                client.answer.replace(key + "-tail", [])
+                client.answer.replace(key, indices)
+            elif match["swap"] == "beforebegin":  # a block finished: it left the tail
+                client.answer.replace(key + "-tail", [])
+                client.answer.append(key, indices)
+            elif match["swap"] == "beforeend":  # plain words added to the growing block
+                client.answer.append(key + "-tail", indices)
             else:
-                client.answer.replace(match["target"], indices)
+                client.answer.replace(key + "-tail", indices)
         else:
             key = match["element"]
-            words = words_in(match["body"])
-            indices = [w for w, _ in words]
-            swapped = re.search(rf'<[^>]*hx-swap-oob="outerHTML"[^>]*id="{key}"', frame)
-            if swapped or re.search(rf'<[^>]*id="{key}"[^>]*hx-swap-oob="outerHTML"', frame):
-                client.answer.replace(key, indices)
-            else:
-                client.answer.add(key, indices)
+            settled, tail = words_in(match["body"]), words_in(match["tail"] or "")
+            client.answer.add(key, [w for w, _ in settled])
+            client.answer.add(key + "-tail", [w for w, _ in tail])
+            words = settled + tail
         placed += len(words)
-    everything = words_in(frame)
+    everything = words_in(ANNOUNCED.sub("", frame))  # read out again: not new words
     client.unparsed += max(0, len(everything) - placed)
     client.receive(everything, at)
 
@@ -279,6 +290,7 @@ async def read_socket(client: Conversation, target: Target, session: str) -> Non
                 async for frame in websocket:
                     at = now_us()
                     text = frame if isinstance(frame, str) else frame.decode()
+                    client.received_bytes += len(text.encode())
                     if text.startswith("{"):
                         client.note(f"socket: {text[:200]}")
                         continue
@@ -305,6 +317,7 @@ async def read_events(http: httpx.AsyncClient, client: Conversation, token: str)
                 response.raise_for_status()
                 block: dict[str, str] = {}
                 async for line in response.aiter_lines():
+                    client.received_bytes += len(line.encode()) + 1
                     if line:
                         key, _, value = line.partition(": ")
                         block[key] = value
@@ -746,6 +759,9 @@ def totals(clients: list[Conversation], tokens: int) -> dict[str, Any]:
         "unparsed_words": sum(s["unparsed_words"] for s in summaries),
         "reconnects": sum(s["reconnects"] for s in summaries),
         "client_errors": sum(s["error_count"] for s in summaries),
+        "bytes_per_word": round(
+            sum(c.received_bytes for c in clients) / max(1, tokens * len(clients)), 1
+        ),
         "delivery_ms": percentiles([ms for c in clients for ms in c.latencies_ms]),
         "first_token_ms": percentiles(first),
     }
@@ -807,6 +823,17 @@ def report(result: dict[str, Any]) -> None:
             f"PostgreSQL connections at most: {peak['ours']} to this stack's database, "
             f"{peak['server']} to the whole (shared) server"
         )
+    words = max(1, result["n"] * result["tokens"])
+    print(
+        "bytes received a word: "
+        + ", ".join(f"{k} {v['bytes_per_word']}" for k, v in result["by_transport"].items())
+        + "; server CPU a word: "
+        + ", ".join(
+            f"{k} {1e6 * v / words:.0f} µs"
+            for k, v in result["cpu_s"].items()
+            if k in ("daphne", "worker")
+        )
+    )
     problems = result["serve_log"]
     print(f"serve log: {problems['lines']} problem lines")
     for gist, count in problems["top"][:8]:
@@ -850,6 +877,7 @@ def environment(
         ORACLE_VAR_DIR=str(folder / "var"), DEBUG="false", SECRET_KEY=secrets.token_hex(32),
         ALLOWED_HOSTS="127.0.0.1,localhost", SECURE_SSL_REDIRECT="false",
         SECURE_COOKIES="false", ORACLE_MODEL="openai/fake-model",
+        ORACLE_AUTO_TITLES="false",  # one call a run, the streamed answer: no title calls
         ORACLE_API_BASE=provider_url, ORACLE_API_KEY="fake", DATABASE_URL=database,
     )  # fmt: skip
     if redis:

@@ -14,6 +14,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, Stream
 from django.views.decorators.csrf import csrf_exempt
 
 from accounts.http import AuthenticatedHttpRequest
+from agents.skills import Skill, skills
 from chat import selectors, services
 from chat.api_auth import api_endpoint, authenticate, error
 from chat.live import database_read, hub, release_connection
@@ -44,6 +45,10 @@ def conversation_json(conversation: Conversation) -> dict[str, Any]:
         "created_at": conversation.created_at.isoformat(),
         "updated_at": conversation.updated_at.isoformat(),
     }
+
+
+def skill_json(skill: Skill) -> dict[str, Any]:
+    return {"name": skill.name, "title": skill.title, "description": skill.description}
 
 
 def message_json(message: Message) -> dict[str, Any]:
@@ -95,6 +100,12 @@ def conversations(request: AuthenticatedHttpRequest) -> HttpResponse:
     except services.InvalidInput as problem:
         return _invalid(problem)
     return JsonResponse(conversation_json(conversation), status=201)
+
+
+@api_endpoint("GET")
+def skill_list(request: AuthenticatedHttpRequest) -> HttpResponse:
+    """The skills a conversation can start with, in the order they are offered."""
+    return JsonResponse({"skills": [skill_json(skill) for skill in skills()]})
 
 
 @api_endpoint("GET", "PATCH", "DELETE")

@@ -20,7 +20,7 @@ from typing import Any
 
 from channels.generic.websocket import AsyncWebsocketConsumer
 
-from chat.fragments import RunView
+from chat.fragments import RunView, stream_state
 from chat.live import database_read, hub
 from chat.models import Conversation, Run, RunEvent
 from chat.recorder import COUNTERS
@@ -80,9 +80,9 @@ class ConversationConsumer(AsyncWebsocketConsumer):
         async with self.lock:
             # A fresh view fed every saved event; only those after last_seq are sent.
             self.deferred.discard(run_id)
-            self.views[run_id] = RunView(run_id)
+            self.views[run_id] = RunView(run_id, self.conversation_id)
             self.sent[run_id] = last_seq
-            await self._refill(run_id)
+            await self._refill(run_id, show_gauges=True)  # even with nothing new to send
 
     async def _forward_loop(self) -> None:
         """Batches published by workers, in the order they come."""
@@ -107,7 +107,7 @@ class ConversationConsumer(AsyncWebsocketConsumer):
             await self._feed(run_id, message["events"])
 
     def _new_view(self, run_id: str) -> None:
-        self.views[run_id] = RunView(run_id)
+        self.views[run_id] = RunView(run_id, self.conversation_id)
         self.sent[run_id] = 0
 
     async def _catch_up_loop(self) -> None:
@@ -127,13 +127,18 @@ class ConversationConsumer(AsyncWebsocketConsumer):
             except Exception:  # a database hiccup must not end the stream
                 logger.exception("catching up conversation %s failed", self.conversation_id)
 
-    async def _refill(self, run_id: str) -> None:
+    async def _refill(self, run_id: str, *, show_gauges: bool = False) -> None:
         events, counters = await _events_after(run_id, self.views[run_id].rendered)
         self.views[run_id].set_counters(counters)
-        await self._feed(run_id, events, from_database=True)
+        await self._feed(run_id, events, from_database=True, show_gauges=show_gauges)
 
     async def _feed(
-        self, run_id: str, events: list[dict[str, Any]], *, from_database: bool = False
+        self,
+        run_id: str,
+        events: list[dict[str, Any]],
+        *,
+        from_database: bool = False,
+        show_gauges: bool = False,
     ) -> None:
         """Render events in order; send the fragments of those the browser lacks."""
         view = self.views[run_id]
@@ -150,14 +155,11 @@ class ConversationConsumer(AsyncWebsocketConsumer):
             view.rendered = seq
             if seq > self.sent[run_id]:
                 fragments.append(html)
-        if not fragments:
+        if not fragments and not show_gauges:
             return
         self.sent[run_id] = view.rendered
-        fragments.append(view.gauges_if_changed())
-        fragments.append(
-            f'<div id="stream-state" hx-swap-oob="outerHTML" data-run="{run_id}" '
-            f'data-seq="{view.rendered}" hidden></div>'
-        )
+        fragments.append(view.gauges_if_changed(always=show_gauges))
+        fragments.append(stream_state(run_id, view.rendered))
         await self.send(text_data="".join(fragments))
 
     async def _error(self, text: str) -> None:
@@ -174,7 +176,9 @@ def _uuid(value: str) -> uuid.UUID | None:
 @database_read
 def _owns(user: Any, conversation_id: str) -> bool:
     key = _uuid(conversation_id)
-    return key is not None and Conversation.objects.filter(owner=user, id=key).exists()
+    if key is None:
+        return False
+    return Conversation.objects.filter(owner=user, id=key, deleted_at__isnull=True).exists()
 
 
 @database_read

@@ -20,9 +20,11 @@ import contextlib
 import logging
 import threading
 import time
+from collections.abc import Coroutine
 from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
 import redis.asyncio as aioredis
 from django.conf import settings
@@ -30,7 +32,8 @@ from django.db import close_old_connections, connections
 from django.utils import timezone
 
 from agents.cancel import CancelToken
-from agents.state import LimitHit, Metric
+from agents.state import LimitHit, Metric, TerminationReason
+from agents.titles import suggest_title
 from chat import services
 from chat.live import LIVE_CHANNEL, async_client
 from chat.models import Run, RunStatus
@@ -62,6 +65,7 @@ class RunHost:
         self.runs: dict[str, HostedRun] = {}  # on the loop only
         self._ids_lock = threading.Lock()
         self._ids: dict[str, int] = {}  # run id -> lease: a copy for the heartbeat thread
+        self._tasks: set[asyncio.Task[None]] = set()  # after-run work (titles), on the loop
 
     # --- from other threads ----------------------------------------------------------
 
@@ -233,10 +237,32 @@ class RunHost:
                 await recorder.close(**outcome(result))
                 with contextlib.suppress(aioredis.RedisError, OSError):
                     await self.redis.delete(cancel_key(run_id))
+                if result.reason is TerminationReason.COMPLETED:
+                    self._background(self._retitle(run_id))
         finally:
             self.runs.pop(run_id, None)
             with self._ids_lock:
                 self._ids.pop(run_id, None)
+
+    async def _retitle(self, run_id: str) -> None:
+        """After a conversation's first answer, its model names it (chat.services)."""
+        from chat.runner import model_for
+
+        try:
+            wanted = await self.claims(services.title_wanted, run_id=run_id)
+            if wanted is None:
+                return
+            title = await suggest_title(model_for(wanted.model), wanted.question, wanted.answer)
+            await self.claims(
+                services.conversation_retitle, run_id=run_id, wanted=wanted, title=title
+            )
+        except Exception:  # a title is a nicety: the conversation keeps the one it has
+            logger.exception("run %s: could not name its conversation", run_id)
+
+    def _background(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)  # kept until done: the loop holds tasks only weakly
+        task.add_done_callback(self._tasks.discard)
 
     async def _end_interrupted(
         self,

@@ -15,6 +15,9 @@ import uuid
 from django.conf import settings
 from django.db import models
 
+from agents.state import TerminationReason
+from agents.wording import REASON_LABELS
+
 
 class Conversation(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
@@ -23,13 +26,21 @@ class Conversation(models.Model):
     )
     title = models.CharField(max_length=200, blank=True)
     skill = models.CharField(max_length=64, default="default")
+    # The model this conversation's runs use; "" = the user's default (their settings).
+    model = models.CharField(max_length=200, blank=True)
     last_message_seq = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # Set by a delete, which can be undone for a while: the sweeper purges it after that.
+    deleted_at = models.DateTimeField(null=True, blank=True, db_index=True)
 
     class Meta:
         ordering = ["-updated_at"]
-        indexes = [models.Index(fields=["owner", "-updated_at"])]
+        indexes = [
+            models.Index(fields=["owner", "-updated_at"]),
+            # The staff dashboard reads a run's skill and owner from here, not the row.
+            models.Index(fields=["id", "skill", "owner"], name="conversation_skill_owner"),
+        ]
 
     def __str__(self) -> str:
         return self.title or f"Conversation {self.id}"
@@ -56,6 +67,9 @@ class Message(models.Model):
     metadata = models.JSONField(default=dict, blank=True)
     termination_reason = models.CharField(max_length=32, blank=True)
     failure_class = models.CharField(max_length=32, blank=True)
+    # An earlier version (of an answer regenerated, or of a message edited and sent
+    # again): still shown, browsable, but no longer what the model reads.
+    superseded = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -66,6 +80,14 @@ class Message(models.Model):
 
     def __str__(self) -> str:
         return f"{self.role} #{self.seq}"
+
+
+# After these a finished run can go on with Continue (a fresh round). An interrupted
+# run is resumed where it stopped instead; a completed one has nothing left to do.
+CONTINUABLE = frozenset(TerminationReason) - {
+    TerminationReason.COMPLETED,
+    TerminationReason.INTERRUPTED,
+}
 
 
 class RunStatus(models.TextChoices):
@@ -85,8 +107,13 @@ class Run(models.Model):
         "Message", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     state = models.JSONField(null=True, blank=True)  # AgentState.to_json(), for pause/resume
-    reason = models.CharField(max_length=32, blank=True)
+    reason = models.CharField(
+        max_length=32, blank=True, choices=[(r.value, REASON_LABELS[r]) for r in TerminationReason]
+    )
     failure_class = models.CharField(max_length=32, blank=True)
+    # The limit action its latest round ran under (the user's settings then), for the
+    # staff dashboard; "" before a worker first claimed it.
+    limit_action = models.CharField(max_length=8, blank=True)
     iterations = models.PositiveIntegerField(default=0)
     tool_calls = models.PositiveIntegerField(default=0)
     tokens = models.PositiveIntegerField(default=0)
@@ -110,7 +137,19 @@ class Run(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
-        indexes = [models.Index(fields=["status", "queued_at"], name="run_status_queued")]
+        indexes = [
+            models.Index(fields=["status", "queued_at"], name="run_status_queued"),
+            # The staff dashboard's statistics of finished runs come from this index alone
+            # (SQLite reads no row; a run's row holds its large `state` before its counters).
+            models.Index(
+                fields=[
+                    *("created_at", "reason", "conversation", "id", "status"),
+                    *("iterations", "tokens", "cost_usd", "elapsed_ms", "limit_action"),
+                ],
+                condition=models.Q(status="finished"),
+                name="run_finished_stats",
+            ),
+        ]
         constraints = [
             # One active run per conversation (SPEC 8: a second message gets a 409).
             models.UniqueConstraint(
@@ -127,6 +166,16 @@ class Run(models.Model):
     def is_active(self) -> bool:
         return self.status != RunStatus.FINISHED
 
+    @property
+    def can_continue(self) -> bool:
+        """Whether Continue gives this finished run another round."""
+        return self.status == RunStatus.FINISHED and self.reason in CONTINUABLE
+
+    @property
+    def can_resume(self) -> bool:
+        """Whether Resume picks this run up where its worker left it."""
+        return self.status == RunStatus.FINISHED and self.reason == TerminationReason.INTERRUPTED
+
 
 class RunEvent(models.Model):
     """One event of a run, as sent to clients; replayed from here on reconnect."""
@@ -140,6 +189,21 @@ class RunEvent(models.Model):
     class Meta:
         ordering = ["seq"]
         constraints = [models.UniqueConstraint(fields=["run", "seq"], name="run_event_seq_unique")]
+        # The few kinds of event the staff dashboard counts, each in a small index of its
+        # own: the events table holds every token streamed, and only these are indexed.
+        indexes = [
+            models.Index(
+                fields=["run"], condition=models.Q(type="run.started"), name="run_event_started"
+            ),
+            *(
+                models.Index(fields=["created_at", "run"], condition=models.Q(type=kind), name=name)
+                for kind, name in (
+                    ("run.paused", "run_event_paused"),
+                    ("budget.extended", "run_event_extended"),
+                    ("subagent.finished", "run_event_subagent"),
+                )
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.type} #{self.seq}"

@@ -28,15 +28,19 @@ from django.db import connections, router, transaction
 from django.db.models import Field, Model
 from django.utils import timezone
 
+from chat import subagents
 from chat.live import encode, with_fresh_connection
 from chat.models import Conversation, Message, Role, Run, RunEvent
+from ops import limit_log
 
 logger = logging.getLogger(__name__)
 Publish = Callable[[str], Awaitable[Any]]  # sends one encoded message to every web process
 
 COUNTERS = ("iterations", "tool_calls", "tokens", "cost_usd", "elapsed_ms")
-# What a System message's row keeps of its `system.notice` event, besides the text.
-NOTICE_FIELDS = ("severity", "metric", "value", "limit", "reason")
+# What a System message's row keeps of its `system.notice` event, besides the text. A
+# model's failure adds its kind (`problem`) and the provider's own words (`detail`, for
+# staff: the chat never shows them).
+NOTICE_FIELDS = ("severity", "metric", "value", "limit", "reason", "problem", "detail")
 PUBLISH_TIMEOUT_SECONDS = 2.0
 # A run whose rows cannot be written this many ticks in a row gives up closing (the
 # sweeper then marks it interrupted); other runs go on being written.
@@ -103,6 +107,7 @@ class RunRecorder:
         self.dirty: dict[int, Message] = {}  # by id(): rows may be unsaved
         self.new: list[Message] = []
         self.counters: dict[str, Any] = {}
+        self.state: Any = None  # the engine's live state, once checkpointed
         self.final_message: Message | None = None
         self.checkpoint_json: str | None = None
         self.run_fields: dict[str, Any] = {}
@@ -125,6 +130,8 @@ class RunRecorder:
             self.seq += 1
             self.pending.append({"type": kind, "seq": self.seq, **data})
         self._apply(kind, data)
+        if kind in limit_log.EVENT_TYPES:  # tested first: a token's delta costs no more
+            limit_log.record(self.run, self.pending[-1], self.live_counters())  # as stored
         self.journal.wake()
 
     async def checkpoint(self, state: Any) -> None:
@@ -134,7 +141,13 @@ class RunRecorder:
             return
         self.checkpoint_json = state.to_json()
         self.counters = state.counters()
+        self.state = state
         self.journal.wake()
+
+    def live_counters(self) -> dict[str, Any]:
+        """The counters as they are now, for the gauges: the engine counts a call when
+        it begins, and its state is checkpointed only between calls."""
+        return self.counters if self.state is None else self.state.counters()
 
     def _apply(self, kind: str, data: dict[str, Any]) -> None:
         """Fold an event into the main-chain rows (in memory until the next write)."""
@@ -169,7 +182,16 @@ class RunRecorder:
             )
             message.content = str(data.get("content", ""))
             message.metadata = {**message.metadata, "ok": bool(data.get("ok")), "status": "done"}
+            if "subagent" in message.metadata:  # one its run outlived unfinished is dropped
+                message.metadata["subagent"] = subagents.discard(message.metadata["subagent"])
             self._touch(message)
+        elif kind.startswith("subagent."):
+            step = self.tools.get(str(data.get("call_id")))
+            saved = step.metadata.get("subagent") if step is not None else None
+            sub = subagents.fold(saved, {"type": kind, **data})
+            if step is not None and sub is not None:
+                step.metadata = {**step.metadata, "subagent": sub}
+                self._touch(step)
         elif kind == "system.notice":
             self.assistant = None
             meta = {key: data.get(key) for key in NOTICE_FIELDS}
@@ -179,6 +201,11 @@ class RunRecorder:
             if self.final_message is not None:
                 self.final_message.termination_reason = data.get("reason") or ""
                 self.final_message.failure_class = data.get("failure_class") or ""
+                # What the run had used when this answer ended it (the foot shows it).
+                self.final_message.metadata = {
+                    **self.final_message.metadata,
+                    "usage": dict(self.counters),
+                }
                 self._touch(self.final_message)
 
     def _new_message(self, role: str, content: str, metadata: dict[str, Any]) -> Message:
@@ -325,7 +352,7 @@ class Journal:
                 "conversation_id": str(batch.recorder.conversation_id),
                 "run_id": batch.recorder.run_id,
                 "events": batch.events,
-                "counters": batch.recorder.counters,
+                "counters": batch.recorder.live_counters(),
             }
             for batch in written
             if batch.events

@@ -8,10 +8,14 @@ can run script or drive htmx. Code blocks are highlighted with Pygments.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
+from html import escape
+from typing import Any
 
 import nh3
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
@@ -44,9 +48,21 @@ def _highlight(code: str, language: str, _attrs: str) -> str:
     return str(highlight(code, lexer, _FORMATTER))
 
 
+def _fence(renderer: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
+    """A fenced code block under a head naming its language (the page adds Copy there)."""
+    info = tokens[idx].info.strip()
+    language = info.split(maxsplit=1)[0] if info else ""
+    code = renderer.fence(tokens, idx, options, env)
+    label = escape(language or "text")
+    head = f'<div class="code-head"><span class="code-lang">{label}</span></div>'
+    return f'<div class="code-block">{head}{code}</div>'
+
+
 @lru_cache(maxsize=1)
 def _markdown() -> MarkdownIt:
-    return MarkdownIt("js-default", {"highlight": _highlight}).enable("table")
+    markdown = MarkdownIt("js-default", {"highlight": _highlight}).enable("table")
+    markdown.add_render_rule("fence", _fence)
+    return markdown
 
 
 def render_markdown(text: str) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
 from django.conf import settings
@@ -33,12 +33,14 @@ from agents.loop import (
 )
 from agents.model import Model
 from agents.offline_model import OFFLINE_MODEL_NAME, OfflineModel
+from agents.skills import skill_named
 from agents.state import AgentState
 from agents.state import RunStatus as EngineStatus
-from agents.tree import create_tree
-from chat.models import Message, Role, Run, RunStatus
+from agents.subagents import DELEGATE_TOOL, AgentType
+from chat.models import Conversation, Message, Role, Run, RunStatus
 from chat.recorder import RunRecorder
 from chat.tools import run_tools
+from ops.caps import run_cost_limits
 
 logger = logging.getLogger(__name__)
 
@@ -55,6 +57,7 @@ class Job:
     # A resumed run's tool steps that were cut off, by call id: the engine runs them
     # again and their results fill these rows (not new ones).
     tool_steps: dict[str, Message]
+    agent_types: list[AgentType] = field(default_factory=list)  # whom it may delegate to
 
 
 class _Hooks(TypedDict):
@@ -74,10 +77,15 @@ def execute_run(run_id: str) -> None:
 
 async def drive(job: Job, recorder: RunRecorder, cancel: CancelToken) -> RunResult:
     """Run the engine for the job's action, recording as it goes."""
+    conversation = job.run.conversation
+    skill = skill_named(conversation.skill)
     deps = RunDeps(
-        model=model_for(model_name(job.config)),
-        tree=create_tree(job.run.conversation.skill, job.config, job.operator),
-        tools=run_tools(),
+        model=model_for(model_name_for(conversation, user_choice=job.config.model)),
+        tree=skill.tree(job.config, job.operator),  # under the skill's own limits
+        tools=run_tools(
+            user_id=conversation.owner_id,
+            agent_types=job.agent_types if skill.allows_tool(DELEGATE_TOOL) else (),
+        ),
     )
     hooks: _Hooks = {"on_event": recorder, "cancel": cancel, "on_checkpoint": recorder.checkpoint}
     if job.action == "start":
@@ -97,6 +105,12 @@ async def drive(job: Job, recorder: RunRecorder, cancel: CancelToken) -> RunResu
 def model_name(config: AgentConfig) -> str:
     """The model a run uses: the user's choice, else the server's ("" = offline)."""
     return config.model or settings.ORACLE_MODEL
+
+
+def model_name_for(conversation: Conversation, *, user_choice: str) -> str:
+    """The model a conversation's run uses: the one picked for the conversation, else
+    the user's choice in their settings, else the server's ("" = offline)."""
+    return conversation.model or user_choice or settings.ORACLE_MODEL
 
 
 def model_for(name: str) -> Model:
@@ -149,6 +163,8 @@ def claim(run_id: str) -> Job | None:
             run.started_at = now
             run.save(update_fields=["started_at"])
     config, operator = user_config(run.conversation.owner)
+    run.limit_action = config.limit_action.value  # this round's, for the staff dashboard
+    run.save(update_fields=["limit_action"])
     history: list[dict[str, Any]] = []
     question = ""
     if run.pending_action == "start":
@@ -157,13 +173,32 @@ def claim(run_id: str) -> Job | None:
             conversation=run.conversation,
             seq__lt=run.user_message.seq if run.user_message else 0,
             role__in=[Role.USER, Role.ASSISTANT],
+            superseded=False,  # earlier versions of an answer or a message are not read
         ).order_by("seq")
         for message in earlier:
             if message.role == Role.USER or message.metadata.get("final"):
                 history.append({"role": message.role, "content": message.content})
     state = AgentState.from_json(json.dumps(run.state)) if run.state else None
+    # The daily spending caps: what is left of them caps this run's cost.
+    operator = run_cost_limits(operator, run=run, state=state, action=run.pending_action, now=now)
     tool_steps = _cut_off_steps(run, state) if run.pending_action == "resume" else {}
-    return Job(run, run.pending_action, config, operator, question, history, state, tool_steps)
+    return Job(
+        run,
+        run.pending_action,
+        config,
+        operator,
+        question,
+        history,
+        state,
+        tool_steps,
+        agent_types=_subagent_types(),
+    )
+
+
+def _subagent_types() -> list[AgentType]:
+    from settings_ui.selectors import subagent_types  # settings_ui reads chat's models
+
+    return subagent_types()
 
 
 def _cut_off_steps(run: Run, state: AgentState | None) -> dict[str, Message]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from uuid import UUID
 
@@ -17,11 +18,23 @@ from django.utils import timezone
 
 from agents.endings import ending_events
 from agents.events import Event
+from agents.offline_model import OFFLINE_MODEL_NAME
+from agents.skills import DEFAULT_SKILL, skill_names
 from agents.state import FailureClass, LimitHit, Metric, TerminationReason
 from agents.wording import figures, final_message, number
 from chat.live import publish_now
-from chat.models import ApiToken, Conversation, Message, Role, Run, RunEvent, RunStatus
+from chat.models import (
+    CONTINUABLE,
+    ApiToken,
+    Conversation,
+    Message,
+    Role,
+    Run,
+    RunEvent,
+    RunStatus,
+)
 from chat.recorder import COUNTERS, NOTICE_FIELDS, cancel_key
+from ops import limit_log
 from ops.heartbeat import redis_client
 from oracle.celery import app as celery_app
 
@@ -49,12 +62,11 @@ def _clean_title(title: object) -> str:
 
 
 def conversation_create(
-    *, owner: User, title: object = "", skill: object = "default"
+    *, owner: User, title: object = "", skill: object = DEFAULT_SKILL.name
 ) -> Conversation:
-    from agents.tree import tree_names
-
-    if not isinstance(skill, str) or skill not in tree_names():
-        known = ", ".join(tree_names())
+    """Start a conversation; its skill is chosen now and kept for all its runs."""
+    if not isinstance(skill, str) or skill not in skill_names():
+        known = ", ".join(skill_names())
         raise InvalidInput({"skill": [f"Unknown skill. Choose one of: {known}."]})
     return Conversation.objects.create(owner=owner, title=_clean_title(title), skill=skill)
 
@@ -65,9 +77,16 @@ def conversation_rename(*, conversation: Conversation, title: object) -> Convers
     return conversation
 
 
-@transaction.atomic
 def conversation_delete(*, conversation: Conversation) -> None:
-    conversation.delete()
+    """Delete a conversation so that it can be brought back: it is hidden at once, its
+    run stopped, and purged by `conversations_purge_deleted` a minute later."""
+    now = timezone.now()
+    # An update, not save(): the time it last changed stays as it was, for an Undo.
+    Conversation.objects.filter(pk=conversation.pk).update(deleted_at=now)
+    conversation.deleted_at = now
+    for run in conversation.runs.filter(status__in=ACTIVE):
+        with contextlib.suppress(RunConflict):  # it ended meanwhile
+            run_cancel(run=run)
 
 
 def api_token_create(*, user: User, name: str = "") -> tuple[ApiToken, str]:
@@ -89,12 +108,6 @@ def api_token_revoke(*, token: ApiToken) -> None:
 # --- Runs -----------------------------------------------------------------------------
 
 ACTIVE = (RunStatus.QUEUED, RunStatus.RUNNING, RunStatus.PAUSED)
-# Reasons after which Continue makes sense: limits, stops and violations.
-CONTINUABLE = {
-    "cancelled", "max_iterations", "token_budget", "timeout", "cost_budget", "no_progress",
-    "tool_errors", "tool_budget", "tool_budget_violation", "turn_budget_exhausted",
-    "provider_error",
-}  # fmt: skip
 
 
 class RunConflict(Exception):
@@ -147,26 +160,133 @@ def _clean_content(content: object) -> str:
 
 
 @transaction.atomic
-def message_post(*, conversation: Conversation, content: object) -> tuple[Message, Run]:
+def message_post(
+    *, conversation: Conversation, content: object, edit_of: Message | None = None
+) -> tuple[Message, Run]:
     """Add the user's message and queue a run to answer it."""
     text = _clean_content(content)
+    conversation = _idle(conversation)
+    message = Message.objects.create(
+        conversation=conversation, seq=_next_seq(conversation), role=Role.USER, content=text,
+        metadata={"edit_of": edit_of.pk} if edit_of is not None else {},
+    )  # fmt: skip
+    run = _queue_answer(conversation, message)
+    message.run = run
+    message.save(update_fields=["run"])
+    if not conversation.title:
+        conversation.title = first_words(text)
+        conversation.save(update_fields=["title", "updated_at"])
+    return message, run
+
+
+def first_words(text: str) -> str:
+    """A conversation's title until its model names it: its first message's start."""
+    return " ".join(text.split())[:60]
+
+
+@dataclass(frozen=True)
+class TitleRequest:
+    """What the model is asked to name a conversation from (`chat.host` asks it)."""
+
+    conversation_id: UUID
+    title: str  # the title it has now (the first words of the question)
+    question: str
+    answer: str
+    model: str
+
+
+def title_wanted(*, run_id: str) -> TitleRequest | None:
+    """The conversation's first run completed and nobody named it yet: the model may.
+    None when automatic titles are off, or the built-in offline model answered."""
+    from chat.runner import model_name_for, user_config
+
+    run = Run.objects.select_related("conversation__owner", "user_message").get(pk=run_id)
+    conversation, question = run.conversation, run.user_message
+    if (
+        not settings.ORACLE_AUTO_TITLES
+        or run.reason != TerminationReason.COMPLETED
+        or question is None
+        or conversation.title != first_words(question.content)
+        or conversation.runs.exclude(pk=run.pk).exists()
+    ):
+        return None
+    model = model_name_for(conversation, user_choice=user_config(conversation.owner)[0].model)
+    final = run.messages.filter(role=Role.ASSISTANT, termination_reason="completed").last()
+    if not model or model == OFFLINE_MODEL_NAME or final is None:
+        return None
+    return TitleRequest(conversation.pk, conversation.title, question.content, final.content, model)
+
+
+def conversation_retitle(*, run_id: str, wanted: TitleRequest, title: str) -> None:
+    """Give the conversation the model's title, unless someone renamed it meanwhile,
+    and show it on its pages (a `conversation.titled` event of the run)."""
+    if not title or title == wanted.title:
+        return
+    with transaction.atomic():
+        renamed = Conversation.objects.filter(pk=wanted.conversation_id, title=wanted.title)
+        if not renamed.update(title=title):
+            return
+        run = Run.objects.select_for_update().get(pk=run_id)
+        events = _append_events(run, [{"type": "conversation.titled", "title": title}])
+    _publish(run, events)
+
+
+def _idle(conversation: Conversation) -> Conversation:
+    """The conversation, locked, when no run of it works; else RunConflict."""
     conversation = Conversation.objects.select_for_update().get(pk=conversation.pk)
     if conversation.runs.filter(status__in=ACTIVE).exists():
         raise RunConflict("The Oracle is still working on the last message: stop it or wait.")
-    message = Message.objects.create(
-        conversation=conversation, seq=_next_seq(conversation), role=Role.USER, content=text
-    )
+    return conversation
+
+
+def _queue_answer(conversation: Conversation, message: Message) -> Run:
     run = Run.objects.create(
         conversation=conversation, pending_action="start", user_message=message,
         queued_at=timezone.now(),
     )  # fmt: skip
-    message.run = run
-    message.save(update_fields=["run"])
-    if not conversation.title:
-        conversation.title = " ".join(text.split())[:60]
-        conversation.save(update_fields=["title", "updated_at"])
     _enqueue(run)
-    return message, run
+    return run
+
+
+def _last_user_message(conversation: Conversation) -> Message | None:
+    return conversation.messages.filter(role=Role.USER, superseded=False).order_by("-seq").first()
+
+
+@transaction.atomic
+def run_regenerate(*, run: Run) -> Run:
+    """Answer the last message again with a new run. The earlier answer stays, as an
+    earlier version: shown on request, no longer read by the model."""
+    conversation = _idle(run.conversation)
+    last = _last_user_message(conversation)
+    if last is None or run.user_message_id != last.pk:
+        raise RunConflict("Only the answer to the last message can be regenerated.")
+    Message.objects.filter(run__user_message=last).exclude(pk=last.pk).update(superseded=True)
+    conversation.save(update_fields=["updated_at"])
+    return _queue_answer(conversation, last)
+
+
+@transaction.atomic
+def message_edit(*, message: Message, content: object) -> tuple[Message, Run]:
+    """Send the last message again, changed. It and its answers stay as the earlier
+    version; the new message is answered by a new run."""
+    text = _clean_content(content)
+    conversation = _idle(message.conversation)
+    last = _last_user_message(conversation)
+    if last is None or message.pk != last.pk:
+        raise RunConflict("Only the last message can be edited.")
+    Message.objects.filter(conversation=conversation, seq__gte=message.seq).update(superseded=True)
+    return message_post(conversation=conversation, content=text, edit_of=message)
+
+
+def conversation_set_model(*, conversation: Conversation, model: object) -> Conversation:
+    """Use `model` for this conversation's next runs ("" = the user's own default)."""
+    from settings_ui.policy import allowed_models
+
+    if not isinstance(model, str) or (model and model not in allowed_models()):
+        raise InvalidInput({"model": ["Pick one of the models this server offers."]})
+    conversation.model = model
+    conversation.save(update_fields=["model", "updated_at"])
+    return conversation
 
 
 def run_cancel(*, run: Run) -> Run:
@@ -229,7 +349,16 @@ def _append_events(run: Run, events: list[Event]) -> list[Event]:
         RunEvent(run=run, seq=e["seq"], type=e["type"], data=e) for e in events
     )
     Run.objects.filter(pk=run.pk).update(last_event_seq=events[-1]["seq"])
+    # An ending written here (a lost worker's, a queued run's) is a limit event too.
+    transaction.on_commit(lambda: _log_limit_events(run.pk, events))
     return events
+
+
+def _log_limit_events(run_id: UUID, events: list[Event]) -> None:
+    if any(limit_log.is_limit_event(e["type"], e.get("reason")) for e in events):
+        run = Run.objects.select_related("conversation__owner").get(pk=run_id)
+        for event in events:
+            limit_log.record(run, event, {})
 
 
 def _requeue(run: Run, action: str, allowed: dict[str, object]) -> Run:
@@ -259,7 +388,7 @@ def _requeue(run: Run, action: str, allowed: dict[str, object]) -> Run:
 def run_continue(*, run: Run) -> Run:
     """Continue a stopped or paused run (no new user message; fresh round counters).
     An interrupted run is resumed where it was."""
-    if run.status == RunStatus.FINISHED and run.reason == "interrupted":
+    if run.can_resume:
         return _requeue(run, "resume", {"status": [RunStatus.FINISHED], "reason": ["interrupted"]})
     if run.status == RunStatus.PAUSED:
         return _requeue(run, "continue", {"status": [RunStatus.PAUSED]})
@@ -434,10 +563,11 @@ def _cut_off_usage(run: Run, streamed: str) -> tuple[int, float]:
     """Tokens and cost of the model call that the interruption cut off, estimated: its
     provider sends the usage only at the end. The prompt is the run's last checkpoint."""
     from agents.state import AgentState
-    from chat.runner import model_for, model_name, user_config
+    from chat.runner import model_for, model_name_for, user_config
 
     try:
-        model = model_for(model_name(user_config(run.conversation.owner)[0]))
+        choice = user_config(run.conversation.owner)[0].model
+        model = model_for(model_name_for(run.conversation, user_choice=choice))
         messages = AgentState.from_json(json.dumps(run.state)).messages if run.state else []
         prompt = model.count_tokens(messages)
         completion = (len(streamed) + 3) // 4  # about four characters a token
@@ -451,3 +581,27 @@ def _publish(run: Run, events: list[Event]) -> None:
     """Best-effort: the events are saved, and pages catch up from the database."""
     batch = {"conversation_id": str(run.conversation_id), "run_id": str(run.pk), "events": events}
     publish_now([batch])
+
+
+# --- Deleted conversations ---------------------------------------------------------------
+
+# A deleted conversation can be restored until then; the sweeper purges it after.
+PURGE_AFTER_SECONDS = 60
+
+
+def conversation_restore(*, conversation: Conversation) -> Conversation:
+    """Undo `conversation_delete`: the conversation comes back as it was."""
+    Conversation.objects.filter(pk=conversation.pk).update(deleted_at=None)
+    conversation.deleted_at = None
+    return conversation
+
+
+def conversations_purge_deleted() -> int:
+    """Delete for good the conversations deleted more than `PURGE_AFTER_SECONDS` ago,
+    with their messages, runs and events (one whose run has not stopped yet waits for
+    it). Called by the workers' sweeper; returns how many went."""
+    cutoff = timezone.now() - timedelta(seconds=PURGE_AFTER_SECONDS)
+    expired = Conversation.objects.filter(deleted_at__lt=cutoff).exclude(runs__status__in=ACTIVE)
+    batch = list(expired.values_list("pk", flat=True)[:100])
+    _, deleted = Conversation.objects.filter(pk__in=batch).delete()
+    return deleted.get(Conversation._meta.label, 0)

@@ -21,7 +21,12 @@ _stop = threading.Event()
 
 def _sweep_forever() -> None:
     from chat.host import run_host
-    from chat.services import runs_mark_interrupted, runs_waiting_for_a_worker
+    from chat.services import (
+        conversations_purge_deleted,
+        runs_mark_interrupted,
+        runs_waiting_for_a_worker,
+    )
+    from ops.alerts import alerts_evaluate_if_due
 
     interval = max(1.0, settings.ORACLE_RUN_HEARTBEAT_TIMEOUT / 3)
     try:
@@ -34,8 +39,13 @@ def _sweep_forever() -> None:
                     if not run_host().try_submit(run_id):
                         break
                     logger.warning("run %s was queued with no task: taken by the sweeper", run_id)
+                conversations_purge_deleted()  # deleted over a minute ago: Undo is over
             except Exception:  # the database may be briefly away; try again next time
                 logger.exception("could not look for interrupted runs")
+            try:
+                alerts_evaluate_if_due()  # the last full hour against the alert thresholds
+            except Exception:  # the same: the next minute tries again
+                logger.exception("could not evaluate the alerts")
             finally:
                 close_old_connections()  # a pooled connection goes back
     finally:

@@ -1,23 +1,55 @@
-"""The tools a run offers the model: the built-in ones and the operator's (ORACLE_TOOLS)."""
+"""The tools a run offers the model: the built-in ones, the operator's (ORACLE_TOOLS),
+the user's documents, and `delegate` to the subagent types."""
 
 from __future__ import annotations
 
-from functools import cache
+from collections.abc import Sequence
+from functools import cache, partial
 
 from django.conf import settings
 from django.core import checks
 from django.utils.module_loading import import_string
 
 from agents.builtin_tools import builtin_tools
+from agents.config import AgentConfig, OperatorLimits
+from agents.loop import RunDeps, ToolContext
+from agents.subagents import AgentType, Delegation
 from agents.tools import Tool, ToolRegistry
+from agents.tree import create_tree
 
 
-def run_tools() -> ToolRegistry:
-    """A registry for one run: the built-in tools, then those named in ORACLE_TOOLS."""
+def run_tools(*, user_id: int | None = None, agent_types: Sequence[AgentType] = ()) -> ToolRegistry:
+    """A registry for one run: the built-in tools, those named in ORACLE_TOOLS, the
+    user's documents (with a user), and `delegate` when there are agent types."""
     registry = builtin_tools()
     for tool in _extra_tools(tuple(settings.ORACLE_TOOLS)):
         registry.add(tool)
+    if user_id is not None:
+        from knowledge.tools import document_tools  # the knowledge app reads chat's users
+
+        for tool in document_tools(user_id):
+            registry.add(tool)
+    if agent_types:
+        registry.add(Delegation(agent_types, partial(_subagent_deps, user_id=user_id)).tool())
     return registry
+
+
+def _subagent_deps(
+    kind: AgentType,
+    config: AgentConfig,
+    caps: OperatorLimits,
+    parent: ToolContext,
+    *,
+    user_id: int | None,
+) -> RunDeps:
+    """A subagent works with its parent's model and clock, the default tree under its own
+    limits and caps, and the same tools but `delegate` (subagents do not delegate)."""
+    return RunDeps(
+        model=parent.model,
+        tree=create_tree("default", config, caps),
+        tools=run_tools(user_id=user_id),
+        clock=parent.clock,
+    )
 
 
 @cache

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from chat import api, views
+from chat import api, export, sidebar, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -9,6 +9,10 @@ urlpatterns = [
     path("c/<str:conversation_id>/messages/", views.conversation_post, name="conversation-post"),
     path("c/<str:conversation_id>/rename/", views.conversation_rename, name="conversation-rename"),
     path("c/<str:conversation_id>/delete/", views.conversation_delete, name="conversation-delete"),
+    path("c/<str:conversation_id>/totals/", views.conversation_totals, name="conversation-totals"),
+    path("c/<str:conversation_id>/model/", views.conversation_model, name="conversation-model"),
+    path("r/<str:run_id>/regenerate/", views.run_regenerate, name="run-regenerate"),
+    path("c/<str:conversation_id>/edit/", views.conversation_edit, name="conversation-edit"),
     path("api/conversations/", api.conversations, name="api-conversations"),
     path(
         "api/conversations/<str:conversation_id>/",
@@ -20,8 +24,16 @@ urlpatterns = [
         api.conversation_messages,
         name="api-conversation-messages",
     ),
+    path("api/skills/", api.skill_list, name="api-skills"),
     path("api/runs/<str:run_id>/", api.run_detail, name="api-run"),
     path("api/runs/<str:run_id>/events/", api.run_events, name="api-run-events"),
     path("api/runs/<str:run_id>/cancel/", api.run_cancel, name="api-run-cancel"),
     path("api/runs/<str:run_id>/continue/", api.run_continue, name="api-run-continue"),
+    path("sidebar/", sidebar.conversation_list, name="sidebar-list"),
+    path("sidebar/<uuid:conversation_id>/", sidebar.item, name="sidebar-item"),
+    path("sidebar/<uuid:conversation_id>/rename/", sidebar.rename, name="sidebar-rename"),
+    path("sidebar/<uuid:conversation_id>/delete/", sidebar.delete, name="sidebar-delete"),
+    path("sidebar/<uuid:conversation_id>/restore/", sidebar.restore, name="sidebar-restore"),
+    path("c/<uuid:conversation_id>/export.md", export.markdown, name="conversation-export-md"),
+    path("c/<uuid:conversation_id>/export.json", export.as_json, name="conversation-export-json"),
 ]

@@ -7,54 +7,87 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib import messages as flash
+from django.db import transaction
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
-from django.utils.html import format_html
-from django.utils.safestring import SafeString, mark_safe
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils.html import escape
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.http import AuthenticatedHttpRequest
+from agents.skills import DEFAULT_SKILL, Skill, UnknownSkillError, skill_named, skills
 from chat import fragments, selectors, services
-from chat.models import Conversation, Message, Role, Run, RunStatus
+from chat.history import history_html
+from chat.models import Conversation, Run, RunStatus
 
 
-def _model_label(user: Any) -> tuple[str, bool]:
+def _model_picker(user: Any, conversation: Conversation | None) -> dict[str, Any]:
+    """The models this conversation may use, the one it uses, and whether that is the
+    built-in offline model."""
     from chat.runner import model_name, user_config
+    from settings_ui.policy import OFFLINE_MODEL_LABEL, allowed_models
 
-    name = model_name(user_config(user)[0])
-    return (name or "Offline model (built in)"), not name
+    default = model_name(user_config(user)[0])  # the user's choice, else the server's
+    picked = conversation.model if conversation else ""
+    used = picked or default
+    options = [("", f"Default ({default or OFFLINE_MODEL_LABEL})")]
+    options += [(model, model) for model in allowed_models() if model and model != default]
+    return {"options": options, "picked": picked, "used": used, "offline": not used}
 
 
 def _page(
     request: AuthenticatedHttpRequest, conversation: Conversation | None, **extra: Any
 ) -> HttpResponse:
-    model, offline = _model_label(request.user)
+    models = _model_picker(request.user, conversation)
     context = {
-        "conversations": selectors.conversation_list(user=request.user)[:200],
+        "sidebar": selectors.sidebar_get(
+            user=request.user,
+            query=request.GET.get("q", ""),
+            time_zone=request.COOKIES.get(selectors.TIME_ZONE_COOKIE),
+        ),
         "conversation": conversation,
-        "model_label": model,
-        "offline_model": offline,
+        "skill": _skill_of(conversation),
+        "models": models,
+        "offline_model": models["offline"],
         "max_chars": settings.ORACLE_MAX_MESSAGE_CHARS,
         **extra,
     }
     return render(request, "chat/conversation.html", context)
 
 
+def _skill_of(conversation: Conversation | None) -> Skill | None:
+    """The skill the conversation started with (None for a name no skill has now)."""
+    if conversation is None:
+        return None
+    try:
+        return skill_named(conversation.skill)
+    except UnknownSkillError:
+        return None
+
+
 @require_GET
 def home(request: AuthenticatedHttpRequest) -> HttpResponse:
-    return _page(request, None)
+    return _page(request, None, skills=skills(), chosen_skill=DEFAULT_SKILL.name)
 
 
 @require_POST
 def conversation_new(request: AuthenticatedHttpRequest) -> HttpResponse:
-    """Start a conversation with its first message (or an empty one)."""
+    """Start a conversation with its first message. Without one there is nothing to
+    keep: the first page's composer is where a new conversation starts."""
     content = request.POST.get("content", "")
-    conversation = services.conversation_create(owner=request.user)
-    if content.strip():
+    if not content.strip():
+        return redirect("home")
+    with transaction.atomic():
         try:
+            conversation = services.conversation_create(
+                owner=request.user, skill=request.POST.get("skill", DEFAULT_SKILL.name)
+            )
             services.message_post(conversation=conversation, content=content)
         except services.InvalidInput as problem:
-            flash.error(request, " ".join(problem.errors["content"]))
+            transaction.set_rollback(True)
+            flash.error(request, " ".join(m for ms in problem.errors.values() for m in ms))
+            return redirect("home")
     return redirect("conversation", conversation_id=conversation.id)
 
 
@@ -63,13 +96,31 @@ def conversation_page(request: AuthenticatedHttpRequest, conversation_id: str) -
     conversation = selectors.conversation_get(user=request.user, conversation_id=conversation_id)
     services.runs_mark_interrupted()
     active = conversation.runs.filter(status__in=services.ACTIVE).first()
+    latest = active or conversation.runs.order_by("-created_at").first()
     return _page(
         request,
         conversation,
         history=history_html(conversation, active),
-        active_run=active,
+        # The page names the run it shows and the last event it holds: a Continue
+        # streams only what comes after (the events before are on the page already).
+        shown_run=latest,
+        shown_seq=0 if active else (latest.last_event_seq if latest else 0),
         controls=run_controls(active),
+        totals=_totals(conversation),
     )
+
+
+@require_GET
+def conversation_totals(request: AuthenticatedHttpRequest, conversation_id: str) -> HttpResponse:
+    """What the conversation has used in all (the page asks again when a run ends)."""
+    conversation = selectors.conversation_get(user=request.user, conversation_id=conversation_id)
+    context = {"conversation": conversation, "totals": _totals(conversation)}
+    return render(request, "chat/_totals.html", context)
+
+
+def _totals(conversation: Conversation) -> dict[str, Any]:
+    totals = selectors.conversation_usage(conversation=conversation)
+    return {"runs": totals["runs"], "text": "In all: " + fragments.usage_text(totals)}
 
 
 @require_POST
@@ -77,6 +128,7 @@ def conversation_post(request: AuthenticatedHttpRequest, conversation_id: str) -
     """The composer: add the user's message, start a run, show both at once."""
     conversation = selectors.conversation_get(user=request.user, conversation_id=conversation_id)
     content = request.POST.get("content", "")
+    title_before = conversation.title
     try:
         message, run = services.message_post(conversation=conversation, content=content)
     except (services.InvalidInput, services.RunConflict) as problem:
@@ -89,19 +141,21 @@ def conversation_post(request: AuthenticatedHttpRequest, conversation_id: str) -
             flash.error(request, text)
             return redirect("conversation", conversation_id=conversation.id)
         response = HttpResponse(
-            fragments.oob("#composer-error", "innerHTML", format_html("{}", text)), status=200
+            fragments.oob("#composer-error", "innerHTML", escape(text)), status=200
         )
         return response
     if not request.headers.get("HX-Request"):
         return redirect("conversation", conversation_id=conversation.id)
     html = (
-        fragments.oob("#messages", "beforeend", fragments.user_message(message.content))
+        fragments.oob("#messages", "beforeend", fragments.new_turn(message, str(run.pk)))
         + fragments.oob("#composer-error", "innerHTML", "")
         + fragments.stop_controls(str(run.pk), swap_oob=True)
-        + f'<textarea id="composer-input" hx-swap-oob="true" name="content" rows="3" '
-        f'required maxlength="{settings.ORACLE_MAX_MESSAGE_CHARS}" '
-        f'placeholder="Ask the Oracle…" aria-label="Message"></textarea>'
+        + fragments.typing(show=True)
     )
+    if conversation.title != title_before:  # the first message named it
+        html += render_to_string(
+            "chat/_title.html", {"conversation": conversation, "swap_oob": True}, request
+        )
     return HttpResponse(html)
 
 
@@ -116,6 +170,64 @@ def conversation_rename(request: AuthenticatedHttpRequest, conversation_id: str)
 
 
 @require_POST
+def conversation_model(request: AuthenticatedHttpRequest, conversation_id: str) -> HttpResponse:
+    """The model picker: this conversation's next runs use the model picked."""
+    conversation = selectors.conversation_get(user=request.user, conversation_id=conversation_id)
+    try:
+        services.conversation_set_model(conversation=conversation, model=request.POST.get("model"))
+    except services.InvalidInput as problem:
+        if request.headers.get("HX-Request"):
+            return HttpResponse(" ".join(problem.errors["model"]), status=400)
+        flash.error(request, " ".join(problem.errors["model"]))
+        return HttpResponse(status=400)
+    if request.headers.get("HX-Request"):
+        return HttpResponse(status=204)
+    return redirect("conversation", conversation_id=conversation.id)
+
+
+@require_POST
+def run_regenerate(request: AuthenticatedHttpRequest, run_id: str) -> HttpResponse:
+    """Answer the run's message again; the page then shows the new version streaming."""
+    run = selectors.run_get(user=request.user, run_id=run_id)
+    try:
+        services.run_regenerate(run=run)
+    except services.RunConflict as problem:
+        flash.error(request, str(problem))
+    return _to_conversation(request, run.conversation)
+
+
+def _to_conversation(request: AuthenticatedHttpRequest, conversation: Conversation) -> HttpResponse:
+    """Back to the conversation's page: a redirect, or htmx's for a request it made."""
+    url = reverse("conversation", args=[conversation.id])
+    if request.headers.get("HX-Request"):
+        return HttpResponse(status=204, headers={"HX-Redirect": url})
+    return redirect(url)
+
+
+@require_POST
+def conversation_edit(request: AuthenticatedHttpRequest, conversation_id: str) -> HttpResponse:
+    """Send the last message again, as edited; the earlier version stays browsable."""
+    conversation = selectors.conversation_get(user=request.user, conversation_id=conversation_id)
+    message = conversation.messages.filter(pk=_int(request.POST.get("message")) or 0).first()
+    try:
+        if message is None:
+            raise services.RunConflict("That message is not in this conversation.")
+        services.message_edit(message=message, content=request.POST.get("content", ""))
+    except services.InvalidInput as problem:
+        flash.error(request, " ".join(problem.errors["content"]))
+    except services.RunConflict as problem:
+        flash.error(request, str(problem))
+    return _to_conversation(request, conversation)
+
+
+def _int(value: object) -> int | None:
+    try:
+        return int(str(value))
+    except ValueError:
+        return None
+
+
+@require_POST
 def conversation_delete(request: AuthenticatedHttpRequest, conversation_id: str) -> HttpResponse:
     conversation = selectors.conversation_get(user=request.user, conversation_id=conversation_id)
     services.conversation_delete(conversation=conversation)
@@ -126,64 +238,3 @@ def run_controls(run: Run | None) -> str:
     """The Stop button of a queued or running run."""
     active = run is not None and run.status in (RunStatus.QUEUED, RunStatus.RUNNING)
     return fragments.stop_controls(str(run.pk) if run is not None and active else None)
-
-
-def history_html(conversation: Conversation, active: Run | None) -> SafeString:
-    """Saved messages, grouped by run. The active run's own messages are left out:
-    the WebSocket replays them from its events, so nothing shows twice."""
-    latest = conversation.runs.order_by("-created_at").first()
-    parts: list[str] = []
-    current_run: object = None
-    last_system: tuple[Message, str] | None = None
-    rows = selectors.message_list(conversation=conversation).select_related("run")
-    for message in rows:
-        if message.role == Role.USER:
-            if current_run is not None:
-                parts.append("</section>")
-                current_run = None
-            parts.append(fragments.user_message(message.content))
-            continue
-        if active is not None and message.run_id == active.pk:
-            continue
-        if message.run_id != current_run:
-            if current_run is not None:
-                parts.append("</section>")
-            current_run = message.run_id
-            parts.append(f'<section class="run" id="run-{message.run_id}">')
-        parts.append(_saved_message(message))
-        if message.role == Role.SYSTEM:
-            last_system = (message, str(len(parts) - 1))
-    if current_run is not None:
-        parts.append("</section>")
-    if (
-        last_system
-        and latest
-        and latest.status == RunStatus.FINISHED
-        and latest == last_system[0].run
-    ):
-        message, index = last_system
-        if latest.reason in services.CONTINUABLE or latest.reason == "interrupted":
-            actions = fragments.run_actions(str(latest.pk), paused=False, reason=latest.reason)
-            parts[int(index)] = fragments.system_message(
-                f"msg-{message.pk}", message.metadata, message.content, actions
-            )
-    return mark_safe("".join(parts))  # every part is built with format_html
-
-
-def _saved_message(message: Message) -> str:
-    element = f"msg-{message.pk}"
-    meta = message.metadata or {}
-    if message.role == Role.ASSISTANT:
-        return fragments.assistant_message(
-            element, message.content, message.termination_reason, final=True
-        )
-    if message.role == Role.TOOL:
-        done = meta.get("status") == "done"
-        return fragments.tool_step(
-            element,
-            str(meta.get("name", "")),
-            meta.get("arguments"),
-            message.content if done else "Not finished.",
-            bool(meta.get("ok")) if done else False,
-        )
-    return fragments.system_message(element, meta, message.content)

@@ -1,5 +1,8 @@
 from django.urls import path
 
-from ops import views
+from ops import metrics, views
 
-urlpatterns = [path("healthz", views.healthz, name="healthz")]
+urlpatterns = [
+    path("healthz", views.healthz, name="healthz"),
+    path("metrics", metrics.metrics, name="metrics"),
+]

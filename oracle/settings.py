@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import secrets
+from email.utils import getaddresses
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -70,6 +71,8 @@ INSTALLED_APPS = [
     "ops",
     "chat",
     "settings_ui",
+    "knowledge",
+    "dashboard",
 ]
 
 MIDDLEWARE = [
@@ -278,16 +281,49 @@ if not DEBUG:
     if env.bool("BEHIND_TLS_PROXY", default=False):
         SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
+# Every limit event of every run, one JSON object a line (ops/limit_log.py), to this
+# file (rotated at 10 MB, five kept) and to stdout.
+LIMIT_LOG_FILE = VAR_DIR / "log" / "limits.jsonl"
+LIMIT_LOG_FILE.parent.mkdir(exist_ok=True)
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {
+        "json": {"()": "pythonjsonlogger.json.JsonFormatter", "timestamp": True},
+    },
+    "handlers": {
+        "console": {"class": "logging.StreamHandler"},
+        "limits_file": {
+            "class": "logging.handlers.RotatingFileHandler",
+            "filename": str(LIMIT_LOG_FILE),
+            "maxBytes": 10 * 1024 * 1024,
+            "backupCount": 5,
+            "encoding": "utf-8",
+            "delay": True,  # opened by the first line: most processes never write one
+            "formatter": "json",
+        },
+        "limits_stdout": {
+            "class": "logging.StreamHandler",
+            "stream": "ext://sys.stdout",
+            "formatter": "json",
+        },
+    },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
     "loggers": {
         "httpx": {"level": "WARNING"},
         "LiteLLM": {"level": "WARNING"},
+        "oracle.limits": {
+            "handlers": ["limits_file", "limits_stdout"],
+            "level": "INFO",
+            "propagate": False,
+        },
     },
 }
+
+# --- Operations ----------------------------------------------------------------------
+# A bearer token for Prometheus to read /metrics with; unset, only staff (logged in) can.
+ORACLE_METRICS_TOKEN = env.str("ORACLE_METRICS_TOKEN", default="")
 
 # --- Runs -----------------------------------------------------------------------------
 # How often at most a worker process writes and publishes what its runs stream
@@ -296,6 +332,11 @@ ORACLE_STREAM_FLUSH_SECONDS = env.float("ORACLE_STREAM_FLUSH_SECONDS", default=0
 # A running run whose worker has not written for this long is marked interrupted.
 ORACLE_RUN_HEARTBEAT_TIMEOUT = env.float("ORACLE_RUN_HEARTBEAT_TIMEOUT", default=30.0)
 ORACLE_MAX_MESSAGE_CHARS = env.int("ORACLE_MAX_MESSAGE_CHARS", default=32_000)
+# The largest file a user may add to their documents (the knowledge base).
+ORACLE_MAX_UPLOAD_BYTES = env.int("ORACLE_MAX_UPLOAD_BYTES", default=5 * 1024 * 1024)
+# After a conversation's first answer its model names it (one short call, priced like
+# any other); off, or with the offline model, the first words of the question stay.
+ORACLE_AUTO_TITLES = env.bool("ORACLE_AUTO_TITLES", default=True)
 
 # --- Operator limits (settings_ui) ---
 # Hard caps that end every run whatever the user's settings say, even under the
@@ -328,3 +369,26 @@ for _name in (
 ):
     if not globals()[_name] > 0:
         raise ImproperlyConfigured(f"{_name} must be a positive number.")
+
+# --- Alerts and spend caps (ops/alerts.py, ops/caps.py) ------------------------------
+# Alerts on the last full hour, mailed to ADMINS ("Name <a@b>, ..."); unset, only logged
+# (logger oracle.alerts) and kept for the staff dashboard. Mail goes through EMAIL_URL
+# (smtp://USER:PASSWORD@HOST:587, smtp+tls://…, consolemail://), localhost:25 by default.
+ADMINS = [
+    (name, email)
+    for name, email in getaddresses([env.str("ORACLE_ADMINS", default="")])
+    if "@" in email
+]
+SERVER_EMAIL = env.str("SERVER_EMAIL", default="oracle@localhost")
+EMAIL_SUBJECT_PREFIX = "[Oracle] "
+vars().update(env.email_url("EMAIL_URL", default="smtp://localhost:25"))
+ORACLE_ALERT_COST_PER_HOUR = env.float("ORACLE_ALERT_COST_PER_HOUR", default=10.0)
+ORACLE_ALERT_TERMINATIONS_PER_HOUR = env.int("ORACLE_ALERT_TERMINATIONS_PER_HOUR", default=5)
+ORACLE_ALERT_NEAR_LIMIT_SHARE = env.float("ORACLE_ALERT_NEAR_LIMIT_SHARE", default=0.5)
+# Daily spending caps in USD (a UTC day), per user and for the site; unset: no cap. Staff
+# can set them in the admin ("Spending caps"), which wins over these.
+ORACLE_USER_DAILY_COST_USD = env.float("ORACLE_USER_DAILY_COST_USD", default=None)
+ORACLE_SITE_DAILY_COST_USD = env.float("ORACLE_SITE_DAILY_COST_USD", default=None)
+for _name in ("ORACLE_USER_DAILY_COST_USD", "ORACLE_SITE_DAILY_COST_USD"):
+    if globals()[_name] is not None and globals()[_name] < 0:
+        raise ImproperlyConfigured(f"{_name} must be 0 or more (unset: no cap).")

@@ -11,17 +11,11 @@ from django.http import HttpRequest
 
 from agents.config import FIELDS, FIELDS_BY_NAME
 from settings_ui.forms import field_help
-from settings_ui.models import AgentSettings
+from settings_ui.models import AGENT_TYPE_FIELDS, AgentSettings, AgentTypeLimits
 
 
-@admin.register(AgentSettings)
-class AgentSettingsAdmin(admin.ModelAdmin):
-    list_display = ("user", "model", "max_iterations", "unlimited_iterations", "limit_action")
-    list_filter = ("limit_action", "unlimited_iterations")
-    search_fields = ("user__username",)
-    readonly_fields = ("updated_at",)
-    fields = ("user", *(spec.name for spec in FIELDS), "updated_at")
-    raw_id_fields = ("user",)
+class _ConfigFieldLabels(admin.ModelAdmin):
+    """AgentConfig's columns labelled and explained as on the settings page."""
 
     def formfield_for_dbfield(
         self, db_field: models.Field[Any, Any], request: HttpRequest, **kwargs: Any
@@ -30,3 +24,23 @@ class AgentSettingsAdmin(admin.ModelAdmin):
         if spec is not None:
             kwargs.update(label=spec.label, help_text=field_help(spec))
         return super().formfield_for_dbfield(db_field, request, **kwargs)
+
+
+@admin.register(AgentSettings)
+class AgentSettingsAdmin(_ConfigFieldLabels):
+    list_display = ("user", "model", "max_iterations", "unlimited_iterations", "limit_action")
+    list_filter = ("limit_action", "unlimited_iterations")
+    search_fields = ("user__username",)
+    readonly_fields = ("updated_at",)
+    fields = ("user", *(spec.name for spec in FIELDS), "updated_at")
+    raw_id_fields = ("user",)
+
+
+@admin.register(AgentTypeLimits)
+class AgentTypeLimitsAdmin(_ConfigFieldLabels):
+    """The per-agent-type table: each subagent type's own limits, under AgentConfig's
+    bounds (`AgentTypeLimits.clean` shows the settings page's messages)."""
+
+    list_display = ("name", "enabled", *AGENT_TYPE_FIELDS)
+    list_editable = ("enabled",)
+    fields = ("name", "description", "enabled", *AGENT_TYPE_FIELDS)

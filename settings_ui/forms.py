@@ -13,7 +13,7 @@ from typing import Any
 from django import forms
 
 from agents.config import FIELDS, FIELDS_BY_NAME, AgentConfig, ConfigError, FieldSpec, LimitAction
-from settings_ui.policy import config_from_raw, operator_limits
+from settings_ui.policy import config_from_raw, model_option, operator_limits
 from settings_ui.selectors import model_choices
 
 # How the page groups the fields; a field missing here is shown under "Other".
@@ -138,7 +138,7 @@ class AgentConfigForm(forms.Form):
             value = _input_text(stored, spec)
             checked = bool(stored)
         if spec.kind == "str":
-            choices = model_choices()
+            value, choices = model_option(value), model_choices()
         elif spec.kind == "choice":
             choices = [(choice, choice.capitalize()) for choice in spec.choices]
         else:

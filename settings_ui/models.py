@@ -18,7 +18,8 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 
-from agents.config import FIELDS, AgentConfig, FieldSpec, validate_config
+from agents.config import FIELDS, FIELDS_BY_NAME, AgentConfig, FieldSpec, validate_config
+from agents.subagents import AgentType
 from settings_ui.policy import allowed_models
 
 
@@ -41,10 +42,15 @@ def _column(spec: FieldSpec) -> models.Field[Any, Any]:
     return models.CharField(max_length=255, blank=True, **common)
 
 
+def _bounds(spec: FieldSpec, prefix: str) -> models.CheckConstraint:
+    condition = models.Q(**{f"{spec.name}__gte": spec.min, f"{spec.name}__lte": spec.max})
+    return models.CheckConstraint(condition=condition, name=f"{prefix}_{spec.name}_bounds")
+
+
 def _constraint(spec: FieldSpec) -> models.CheckConstraint | None:
     if spec.kind in ("int", "float"):
-        condition = models.Q(**{f"{spec.name}__gte": spec.min, f"{spec.name}__lte": spec.max})
-    elif spec.kind == "choice":
+        return _bounds(spec, "agent_settings")
+    if spec.kind == "choice":
         condition = models.Q(**{f"{spec.name}__in": list(spec.choices)})
     else:
         return None
@@ -91,3 +97,88 @@ class AgentSettings(models.Model):
 
 for _spec in FIELDS:
     AgentSettings.add_to_class(_spec.name, _column(_spec))
+
+
+# The limits a subagent type has of its own: AgentConfig's fields, under their bounds.
+AGENT_TYPE_FIELDS = (
+    "max_iterations",
+    "timeout_seconds",
+    "token_budget",
+    "max_cost_usd",
+    "max_tool_calls_per_turn",
+)
+
+
+class AgentTypeLimits(models.Model):
+    """One kind of subagent and its own limits (SPEC 6), edited by operators in the
+    admin under the same bounds as AgentConfig (CHECK constraints and `clean`)."""
+
+    name = models.SlugField(max_length=40, unique=True)
+    description = models.CharField(max_length=200)
+    enabled = models.BooleanField(default=True)
+
+    class Meta:
+        verbose_name = "subagent type"
+        ordering = ("name",)
+        constraints = [_bounds(FIELDS_BY_NAME[name], "agent_type") for name in AGENT_TYPE_FIELDS]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def limits(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in AGENT_TYPE_FIELDS}
+
+    def to_agent_type(self) -> AgentType:
+        limits = self.limits()
+        return AgentType(
+            name=self.name,
+            description=self.description,
+            max_tool_calls=limits.pop("max_tool_calls_per_turn"),
+            **limits,
+        )
+
+    def clean(self) -> None:
+        errors = validate_config(self.limits())
+        if errors:
+            raise ValidationError(errors)
+
+
+for _name in AGENT_TYPE_FIELDS:
+    AgentTypeLimits.add_to_class(_name, _column(FIELDS_BY_NAME[_name]))
+
+
+# The limits of a new user's settings that an operator may set for the whole site (the
+# dashboard's recommendations apply here); every other field starts at AgentConfig's.
+SITE_DEFAULT_FIELDS = ("max_iterations", "token_budget")
+
+
+class SiteDefaults(models.Model):
+    """What a new user's settings start from, where the operator changed AgentConfig's
+    defaults. One row at most (id 1); without it, AgentConfig's defaults hold. Users who
+    have settings already keep theirs."""
+
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = "site defaults"
+        verbose_name_plural = "site defaults"
+        constraints = [
+            models.CheckConstraint(condition=models.Q(id=1), name="site_defaults_one_row"),
+            *(_bounds(FIELDS_BY_NAME[name], "site_defaults") for name in SITE_DEFAULT_FIELDS),
+        ]
+
+    def __str__(self) -> str:
+        return "Site defaults"
+
+    def values(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in SITE_DEFAULT_FIELDS}
+
+    @classmethod
+    def config(cls) -> AgentConfig:
+        """AgentConfig's defaults with the operator's site defaults over them."""
+        row = cls.objects.filter(pk=1).first()
+        return AgentConfig.from_raw(row.values()) if row else AgentConfig()
+
+
+for _name in SITE_DEFAULT_FIELDS:
+    SiteDefaults.add_to_class(_name, _column(FIELDS_BY_NAME[_name]))

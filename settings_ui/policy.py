@@ -16,8 +16,9 @@ OFFLINE_MODEL_LABEL = "Offline model (built in)"
 
 
 def allowed_models() -> list[str]:
-    """The models a user may choose; "" (the server default) is always allowed too."""
-    return [model for model in settings.ORACLE_MODELS if model]
+    """The models a user may choose, each once, in the operator's order; "" (the server
+    default) is always allowed too."""
+    return list(dict.fromkeys(model for model in settings.ORACLE_MODELS if model))
 
 
 def server_default_label() -> str:
@@ -25,6 +26,17 @@ def server_default_label() -> str:
     if settings.ORACLE_MODEL:
         return f"Server default ({settings.ORACLE_MODEL})"
     return OFFLINE_MODEL_LABEL
+
+
+def server_default_model() -> str:
+    """The model runs use with the server default, in words."""
+    return settings.ORACLE_MODEL or "the built-in offline model"
+
+
+def model_option(model: str) -> str:
+    """The option of the model select that stands for `model`: the server default's own
+    model is the server default's option (""), so the list names it once."""
+    return "" if model == settings.ORACLE_MODEL else model
 
 
 def effective_model(config: AgentConfig) -> str:

@@ -1,4 +1,4 @@
-"""Reads for the settings page: model choices, prices, the user's API tokens."""
+"""Reads for the settings page and runs: model choices, prices, API tokens, subagent types."""
 
 from __future__ import annotations
 
@@ -7,13 +7,16 @@ from typing import Any
 
 from django.db.models import QuerySet
 
+from agents.subagents import DEFAULT_AGENT_TYPES, AgentType
 from chat.models import ApiToken
-from settings_ui.policy import allowed_models, server_default_label
+from settings_ui.models import AgentTypeLimits
+from settings_ui.policy import allowed_models, model_option, server_default_label
 
 
 def model_choices() -> list[tuple[str, str]]:
-    """(value, label) of every model a user may pick; "" is the server default."""
-    return [("", server_default_label())] + [(model, model) for model in allowed_models()]
+    """(value, label) of every model a user may pick, each once; "" is the server default."""
+    others = [(model, model) for model in allowed_models() if model_option(model)]
+    return [("", server_default_label()), *others]
 
 
 @functools.lru_cache(maxsize=64)
@@ -32,3 +35,12 @@ def api_token_list(*, user: Any) -> QuerySet[ApiToken]:
 
 def api_token_get(*, user: Any, token_id: int) -> ApiToken | None:
     return ApiToken.objects.filter(user=user, pk=token_id).first()
+
+
+def subagent_types() -> list[AgentType]:
+    """The subagent types runs may delegate to: the operator's enabled rows, or the
+    built-in table while there are no rows at all (a database not migrated with them)."""
+    rows = list(AgentTypeLimits.objects.all())
+    if not rows:
+        return list(DEFAULT_AGENT_TYPES)
+    return [row.to_agent_type() for row in rows if row.enabled]

@@ -8,7 +8,7 @@ from typing import Any
 from django.db import transaction
 
 from agents.config import AgentConfig
-from settings_ui.models import AgentSettings
+from settings_ui.models import AgentSettings, SiteDefaults
 from settings_ui.policy import config_from_raw, operator_limits
 
 __all__ = [
@@ -21,8 +21,11 @@ __all__ = [
 
 def _settings_row(user: Any, *, for_update: bool = False) -> AgentSettings:
     rows = AgentSettings.objects.select_for_update() if for_update else AgentSettings.objects
-    row, _ = rows.get_or_create(user=user)
-    return row
+    try:
+        return rows.get(user=user)
+    except AgentSettings.DoesNotExist:  # a new user starts from the site's defaults
+        row, _ = rows.get_or_create(user=user, defaults=SiteDefaults.config().to_dict())
+        return row
 
 
 def agent_config_for(*, user: Any) -> AgentConfig:

@@ -14,7 +14,7 @@ from agents.config import FIELDS_BY_NAME, AgentConfig, ConfigError
 from chat.services import api_token_create, api_token_revoke
 from settings_ui import selectors
 from settings_ui.forms import LIMIT_ACTION_SENTENCES, AgentConfigForm
-from settings_ui.policy import effective_model, operator_limits, server_default_label
+from settings_ui.policy import effective_model, operator_limits, server_default_model
 from settings_ui.services import agent_config_for, agent_config_reset, agent_config_update
 
 
@@ -39,7 +39,7 @@ def _page(
         "price_notice": _price_notice(form.config),
         "limit_action_sentences": LIMIT_ACTION_SENTENCES,
         "current_action": form.config.limit_action.value,
-        "server_default": server_default_label(),
+        "default_model": server_default_model(),
         "hard_caps": operator_limits(),
         "tokens": selectors.api_token_list(user=request.user),
         **extra,

@@ -17,6 +17,7 @@ from agents.model import (
     FinishPart,
     Message,
     ModelError,
+    ModelProblem,
     ModelRequest,
     StreamPart,
     TextDelta,
@@ -98,7 +99,7 @@ class ScriptedModel:
         if callable(self._script):
             return self._script(index, request)
         if index >= len(self._script):
-            raise ModelError("the scripted model has no more replies", transient=False)
+            raise ModelError("the scripted model has no more replies", kind=ModelProblem.FAILED)
         return self._script[index]
 
     async def stream(self, request: ModelRequest) -> AsyncGenerator[StreamPart, None]:

@@ -1,14 +1,205 @@
-// The chat page: Enter sends, and every (re)connect of the WebSocket tells the
-// server which run this page shows and the last event it has, so the server
+// The chat page: Enter sends, Esc stops, the page follows a streaming answer only
+// while the reader is at the bottom, and every (re)connect of the WebSocket tells
+// the server which run this page shows and the last event it has, so the server
 // replays exactly what is missing.
 (function () {
   "use strict";
 
+  var NEAR_BOTTOM = 80; // px: closer than this to the end counts as "at the bottom"
+  var following = true; // the reader is at the bottom: new text keeps them there
+  var placed = 0; // scrollTop where this script last put the page
+
+  function byId(id) { return document.getElementById(id); }
+
   function streamState() {
-    var el = document.getElementById("stream-state");
+    var el = byId("stream-state");
     return el ? { run: el.dataset.run || "", seq: parseInt(el.dataset.seq || "0", 10) } : null;
   }
 
+  function focusComposer() {
+    var input = byId("composer-input");
+    if (input) input.focus({ preventScroll: true });
+  }
+
+  // --- scrolling --------------------------------------------------------------------
+  function scroller() { return byId("main"); }
+
+  function atBottom() {
+    var main = scroller();
+    return main.scrollHeight - main.scrollTop - main.clientHeight < NEAR_BOTTOM;
+  }
+
+  function toBottom() {
+    var main = scroller();
+    if (main) { main.scrollTop = main.scrollHeight; placed = main.scrollTop; }
+    following = true;
+    showJump(false);
+  }
+
+  function showJump(show) {
+    var jump = byId("jump-to-latest");
+    if (jump) jump.hidden = !show;
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    var main = scroller();
+    if (!main || !byId("messages")) return;
+    toBottom(); // a conversation opens at its latest message
+    focusComposer();
+    main.addEventListener("scroll", function () {
+      following = atBottom();
+      if (following) showJump(false);
+    }, { passive: true });
+    var jump = byId("jump-to-latest");
+    if (jump) jump.addEventListener("click", function () { toBottom(); focusComposer(); });
+  });
+
+  // New content: keep the reader at the bottom if they were there, else offer a way down.
+  document.addEventListener("htmx:oobAfterSwap", function (event) {
+    var target = event.detail.target;
+    if (target && target.id === "title") { // swapped whole: read the new one
+      document.title = (byId("title").value || "New conversation") + " · Oracle";
+    }
+    if (!byId("messages")) return;
+    if (following) {
+      scroller().scrollTop = scroller().scrollHeight;
+      placed = scroller().scrollTop;
+    } else if (!atBottom()) {
+      showJump(true);
+    }
+  });
+
+  // --- the clock -------------------------------------------------------------------
+  // The server sends the time used at each checkpoint; between them (a long call
+  // streaming) the seconds gauge counts on by itself while the run works.
+  var clock = null; // {key, base, at}: the seconds counted on since the server's figure
+  setInterval(function () {
+    var gauge = document.querySelector("#gauges[data-status=running] .gauge[data-ticking]");
+    if (!gauge) { clock = null; return; }
+    var key = document.querySelector("#gauges .run-status").textContent;
+    var sent = parseFloat(gauge.dataset.ticking), now = Date.now();
+    if (!clock || clock.key !== key || sent > clock.base + (now - clock.at) / 1000) {
+      clock = { key: key, base: sent, at: now };
+    }
+    var seconds = clock.base + (now - clock.at) / 1000;
+    var figures = gauge.querySelector(".gauge-figures");
+    var meter = gauge.querySelector("meter");
+    var limit = parseFloat(meter.dataset.limit || "0");
+    figures.textContent = Math.floor(seconds) + " / " + figures.textContent.split(" / ")[1];
+    if (limit) meter.value = Math.min(100, Math.round(100 * seconds / limit));
+  }, 1000);
+
+  // --- copying -----------------------------------------------------------------------
+  function addCopyButtons(root) {
+    root.querySelectorAll(".code-head:not([data-copy])").forEach(function (head) {
+      head.dataset.copy = "1";
+      var button = document.createElement("button");
+      button.type = "button";
+      button.className = "copy-code";
+      button.textContent = "Copy";
+      button.setAttribute("aria-label", "Copy code");
+      head.appendChild(button);
+    });
+  }
+
+  function copied(button, text) {
+    navigator.clipboard.writeText(text).then(function () {
+      var label = button.textContent;
+      button.textContent = "Copied";
+      setTimeout(function () { button.textContent = label; }, 1500);
+    });
+  }
+
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest && event.target.closest(".copy-code, .copy-answer");
+    if (!button) return;
+    if (button.classList.contains("copy-code")) {
+      copied(button, button.closest(".code-block").querySelector("pre").textContent);
+    } else {
+      copied(button, button.closest(".msg").querySelector(".msg-body").innerText.trim());
+    }
+  });
+
+  document.addEventListener("DOMContentLoaded", function () { addCopyButtons(document); });
+  var refreshing = null;
+  document.addEventListener("htmx:oobAfterSwap", function (event) {
+    addCopyButtons(event.detail.target.parentNode || document);
+    if (!refreshing) refreshing = setTimeout(refreshTotals, 0); // once the frame is in
+  });
+
+  // A run ended: the conversation's totals are asked for again (once per ending).
+  function refreshTotals() {
+    refreshing = null;
+    var totals = byId("conversation-totals"), gauges = byId("gauges"), state = byId("stream-state");
+    if (!totals || !gauges || !state || gauges.dataset.status !== "finished") return;
+    var ending = state.dataset.run + ":" + state.dataset.seq;
+    if (totals.dataset.shownFor === ending) return;
+    htmx.ajax("GET", totals.dataset.url, { target: "#conversation-totals", swap: "outerHTML" })
+      .then(function () { byId("conversation-totals").dataset.shownFor = ending; });
+  }
+
+  // --- versions and editing ----------------------------------------------------------
+  document.addEventListener("click", function (event) {
+    var target = event.target;
+    var step = target.closest && target.closest(".version-prev, .version-next");
+    if (step) {
+      var version = step.closest(".version");
+      var siblings = Array.prototype.filter.call(version.parentNode.children, function (el) {
+        return el.classList.contains("version");
+      });
+      var next = siblings[siblings.indexOf(version) + (step.classList.contains("version-next") ? 1 : -1)];
+      if (next) {
+        version.hidden = true;
+        next.hidden = false;
+        var same = next.querySelector(step.classList.contains("version-next") ? ".version-next" : ".version-prev");
+        (same && !same.disabled ? same : next.querySelector(".version-switch button:not([disabled])") || next).focus();
+      }
+      return;
+    }
+    if (target.closest && target.closest(".edit-message")) {
+      var message = target.closest(".msg-user");
+      if (message.querySelector(".edit-form")) return;
+      var form = byId("edit-template").content.firstElementChild.cloneNode(true);
+      form.querySelector("[name=message]").value = message.dataset.message;
+      var text = form.querySelector("textarea");
+      text.value = message.querySelector(".edit-source").value;
+      message.classList.add("editing");
+      message.appendChild(form);
+      htmx.process(form);
+      text.focus();
+      return;
+    }
+    if (target.closest && target.closest(".edit-cancel")) {
+      var editing = target.closest(".msg-user");
+      editing.classList.remove("editing");
+      target.closest(".edit-form").remove();
+      editing.querySelector(".edit-message").focus();
+    }
+  });
+
+  document.addEventListener("keydown", function (event) {
+    var form = event.target.closest && event.target.closest(".edit-form");
+    if (!form) return;
+    if (event.key === "Escape") {
+      event.stopPropagation();
+      form.querySelector(".edit-cancel").click();
+    } else if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      form.requestSubmit();
+    }
+  }, true);
+
+  // A run's section already on the page (the history or the composer put it there)
+  // is not added again when the run's first event arrives.
+  document.addEventListener("htmx:oobBeforeSwap", function (event) {
+    var fragment = event.detail.fragment;
+    var first = fragment && fragment.firstElementChild;
+    if (first && first.matches("section.run[id]") && byId(first.id)) {
+      event.detail.shouldSwap = false;
+    }
+  });
+
+  // --- the socket -------------------------------------------------------------------
   document.addEventListener("htmx:wsOpen", function (event) {
     var state = streamState();
     if (state && state.run) {
@@ -27,7 +218,28 @@
     }
   });
 
+  // --- the composer and the run's buttons -------------------------------------------
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var elt = event.detail.elt;
+    if (!event.detail.successful || !elt) return;
+    if (elt.id === "composer") {
+      elt.reset(); // sent: the message is on the page now
+      toBottom();
+      focusComposer();
+    } else if (elt.closest && elt.closest(".system-actions, #run-controls")) {
+      focusComposer(); // the button pressed is gone: focus goes back to writing
+    }
+  });
+
   document.addEventListener("keydown", function (event) {
+    if (event.key === "Escape") {
+      var stop = document.querySelector("#run-controls button.stop");
+      if (stop) {
+        event.preventDefault();
+        stop.click();
+      }
+      return;
+    }
     var target = event.target;
     if (target.id !== "composer-input" || event.key !== "Enter" || event.shiftKey || event.isComposing) {
       return;
@@ -35,15 +247,6 @@
     event.preventDefault();
     if (target.value.trim()) {
       target.form.requestSubmit();
-    }
-  });
-
-  // Keep the newest message in view while the answer streams.
-  document.addEventListener("htmx:oobAfterSwap", function () {
-    var messages = document.getElementById("messages");
-    if (messages) {
-      var main = document.getElementById("main");
-      main.scrollTop = main.scrollHeight;
     }
   });
 })();

@@ -137,7 +137,7 @@ async def test_lasting_server_errors_end_the_run_as_a_transient_provider_error(s
     assert len(server.requests) == 4  # the first try and three retries
     notice = events.of_type("system.notice")[-1]
     assert notice["severity"] == "error"
-    assert "could not be reached (4 of 4 attempts)" in notice["text"]
+    assert "failed (500) on 4 of 4 attempts" in notice["text"]
     assert (notice["metric"], notice["value"], notice["limit"]) == ("attempts", 4, 4)
 
 

@@ -6,7 +6,8 @@ from agents.builtin_tools import builtin_tools
 from agents.config import AgentConfig
 from agents.events import EventCollector
 from agents.loop import RunDeps, start_run
-from agents.offline_model import OfflineModel, find_arithmetic
+from agents.offline_model import HOW_TO_CONFIGURE, OfflineModel
+from agents.offline_reading import find_arithmetic
 from agents.tree import DefaultDecisionTree
 
 
@@ -53,3 +54,33 @@ def test_it_finds_the_arithmetic_in_a_question():
     assert find_arithmetic("Compute (2 + 3) ^ 2 please.") == "(2 + 3) ^ 2"
     assert find_arithmetic("what is 12 times 3") == "12 * 3"
     assert find_arithmetic("what happened in 1969") is None
+
+
+async def test_the_setup_hint_is_given_once_per_conversation() -> None:
+    deps = RunDeps(
+        model=OfflineModel(), tree=DefaultDecisionTree(AgentConfig()), tools=builtin_tools()
+    )
+    first = await start_run("Who wrote Hamlet?", deps)
+    history = [
+        {"role": "user", "content": "Who wrote Hamlet?"},
+        {"role": "assistant", "content": first.final_text},
+    ]
+    second = await start_run("Who painted the Mona Lisa?", deps, history=history)
+
+    assert HOW_TO_CONFIGURE in first.final_text
+    assert "but not answer this" in second.final_text
+    assert HOW_TO_CONFIGURE not in second.final_text
+
+
+async def test_a_warning_after_the_tool_result_does_not_make_it_call_again() -> None:
+    deps = RunDeps(
+        model=OfflineModel(),
+        tree=DefaultDecisionTree(AgentConfig.from_raw({"max_iterations": 3})),
+        tools=builtin_tools(),
+    )
+    events = EventCollector()
+    result = await start_run("what is 17*23", deps, on_event=events)
+
+    assert result.state.messages[-2]["role"] == "system"  # the warning's hint, after the tool
+    assert [call["name"] for call in events.of_type("tool.call")] == ["calculator"]
+    assert "17*23 = 391." in result.final_text

@@ -6,6 +6,7 @@ on it; `browser` is Playwright's Chromium; `page` is a fresh tab.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -121,3 +122,24 @@ def log_in(page: Any, live_server_url: str, username: str, password: str = PASSW
     page.fill("input[name=password]", password)
     page.click("button[type=submit]")
     page.wait_for_url(lambda url: "/login/" not in url)
+
+
+LOOKS = (("desktop", (1280, 900)), ("phone", (390, 844)))
+
+
+def each_look(page: Any, tmp_path: Path) -> Iterator[tuple[Path, str]]:
+    """The page light and dark, on a desktop and a phone, one after the other: each time
+    the screenshots folder and a name for the look ("dark-phone"). Back to light on a
+    desktop after."""
+    folder = Path(os.environ.get("ORACLE_VAR_DIR", tmp_path)) / "screenshots"
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        for scheme in ("light", "dark"):
+            page.emulate_media(color_scheme=scheme)
+            for device, (width, height) in LOOKS:
+                page.set_viewport_size({"width": width, "height": height})
+                page.wait_for_timeout(400)  # the sidebar folds away with a transition
+                yield folder, f"{scheme}-{device}"
+    finally:
+        page.emulate_media(color_scheme="light")
+        page.set_viewport_size({"width": 1280, "height": 900})

@@ -31,7 +31,7 @@ def test_a_message_streams_and_stop_shows_the_reason(
 
     page.wait_for_selector(".msg-user >> text=Tell me a long story")
     page.wait_for_selector(".msg-assistant >> text=Chapter 3.")  # it streams
-    assert page.locator("#messages").get_attribute("aria-live") == "polite"
+    assert page.locator("#announcer").get_attribute("aria-live") == "polite"
     page.click("#run-controls button.stop")
 
     notice = page.wait_for_selector(".msg-system")

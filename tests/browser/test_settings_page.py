@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
+import datetime
 import itertools
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import expect
 
+from tests import processes
 from tests.browser.conftest import log_in, sign_up
 
 pytestmark = pytest.mark.browser
 _users = itertools.count(1)
+START = datetime.datetime(2025, 1, 6, 9, 0, 0)
+DEFAULT_MODEL = "anthropic/claude-3-5-sonnet-20241022"
+OTHER_MODELS = ["openrouter/meta-llama/llama-3.1-70b-instruct", "openai/gpt-4o-mini"]
 
 
 @pytest.fixture
@@ -98,3 +107,170 @@ def test_without_javascript_the_form_saves_everything_at_once(browser: Any, live
         expect(page.locator("text=Save settings")).to_be_visible()
     finally:
         context.close()
+
+
+def stop_the_clock(page: Any) -> None:
+    """Fake the page's timers and hold them: the 400 ms autosave delay never runs out by
+    itself, so what saves a value is the blur or the leaving, not the wait."""
+    page.clock.install(time=START)
+    page.reload()
+    page.clock.pause_at(START + datetime.timedelta(minutes=1))
+
+
+def test_a_value_waiting_for_its_save_is_not_shown_as_saved(settings_page: Any):
+    page = settings_page
+    stop_the_clock(page)
+    page.fill("#id_max_iterations", "22")
+    page.clock.run_for(500)
+    status = page.locator("#status-max_iterations")
+    expect(status).to_contain_text("Saved")
+
+    page.fill("#id_max_iterations", "23")  # within the 400 ms: not sent yet
+
+    expect(status).not_to_contain_text("Saved")
+    expect(status).to_contain_text("Unsaved")
+    page.clock.run_for(500)
+    expect(status).to_contain_text("Saved")
+
+
+def test_leaving_the_field_saves_it_at_once(settings_page: Any):
+    page = settings_page
+    stop_the_clock(page)
+
+    page.fill("#id_max_iterations", "24")
+    page.locator("#id_max_iterations").blur()
+
+    expect(page.locator("#status-max_iterations")).to_contain_text("Saved")
+    page.goto(page.url)
+    expect(page.locator("#id_max_iterations")).to_have_value("24")
+
+
+@pytest.mark.parametrize("leave", ["brand link", "address bar"])
+def test_a_change_made_just_before_leaving_the_page_is_kept(
+    settings_page: Any, live_server_url: str, leave: str
+):
+    page = settings_page
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.type), dialog.accept()))
+    stop_the_clock(page)
+
+    page.fill("#id_token_budget", "12345")
+    if leave == "brand link":
+        page.click(".brand")
+        page.wait_for_url(f"{live_server_url}/")
+    else:
+        page.goto(f"{live_server_url}/")
+
+    page.goto(f"{live_server_url}/settings/")
+    expect(page.locator("#id_token_budget")).to_have_value("12345")
+    assert dialogs == []  # the change was sent, so nothing to warn about
+
+
+def test_leaving_warns_when_a_change_could_not_be_saved(settings_page: Any, live_server_url: str):
+    page = settings_page
+    page.route("**/settings/fields/**", lambda route: route.abort())
+    page.on("dialog", lambda dialog: dialog.dismiss())  # the person chooses to stay
+
+    page.locator("#id_max_iterations").fill("31")
+    page.locator("#id_max_iterations").blur()
+    expect(page.locator("#status-max_iterations")).to_contain_text("Not saved")
+    with page.expect_event("dialog") as warning:
+        page.click(".brand")
+
+    assert warning.value.type == "beforeunload"
+    expect(page).to_have_url(f"{live_server_url}/settings/")
+
+
+@pytest.fixture(scope="module")
+def models_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A live server whose operator allows three models and lists the default among them."""
+    directory = tmp_path_factory.mktemp("models-server")
+    env = processes.base_env(
+        DATABASE_URL=f"sqlite:///{directory / 'db.sqlite3'}",
+        DEBUG="True",
+        ORACLE_MODEL=DEFAULT_MODEL,
+        ORACLE_MODELS=",".join([DEFAULT_MODEL, *OTHER_MODELS, OTHER_MODELS[0]]),
+    )
+    migrated = processes.manage("migrate", "--noinput", env=env, timeout=120)
+    assert migrated.returncode == 0, migrated.stderr
+    port = processes.free_port()
+    command = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port)]
+    server = processes.start([*command, "oracle.asgi:application"], env, directory / "log")
+    url = f"http://127.0.0.1:{port}"
+    try:
+        processes.wait_for(lambda: processes.get_status(f"{url}/login/") == 200, timeout=60)
+        yield url
+    finally:
+        processes.stop(server)
+
+
+# The width the select has, and the width it would take to show its longest option:
+# a copy of it left to size itself (the browser's own "fits every option").
+MEASURE_SELECT = """select => {
+  const copy = select.cloneNode(true);
+  copy.removeAttribute("id");
+  copy.style.cssText = "position:absolute;visibility:hidden;width:auto;min-width:0;max-width:none";
+  select.parentElement.append(copy);
+  const needed = copy.getBoundingClientRect().width;
+  copy.remove();
+  return {needed: needed, width: select.getBoundingClientRect().width};
+}"""
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_model_select_shows_each_model_once_and_in_full(
+    page: Any, models_server: str, width: int
+):
+    page.set_viewport_size({"width": width, "height": 844})
+    sign_up(page, models_server, f"model-user-{next(_users)}")
+    page.goto(f"{models_server}/settings/")
+    select = page.locator("#id_model")
+    in_use = page.locator("#setting-model .model-in-use")
+
+    texts = select.locator("option").all_inner_texts()
+    assert len(texts) == len(set(texts))
+    for model in [DEFAULT_MODEL, *OTHER_MODELS]:
+        assert sum(model in text for text in texts) == 1, (model, texts)
+    if width >= 1280:
+        measured = select.evaluate(MEASURE_SELECT)
+        assert measured["needed"] <= measured["width"], measured  # no option is cut off
+    else:  # the closed select may cut a name off: the line under it gives it in full
+        for value in select.evaluate("select => [...select.options].map(o => o.value)"):
+            select.select_option(value)
+            expect(in_use).to_be_visible()
+            expect(in_use).to_contain_text(value or DEFAULT_MODEL)
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+
+
+def test_screenshots_of_the_settings_page(page: Any, models_server: str, tmp_path: Path):
+    sign_up(page, models_server, f"model-user-{next(_users)}")
+    page.goto(f"{models_server}/settings/")
+    page.fill("#id_max_iterations", "0")
+    expect(page.locator("#status-max_iterations")).to_contain_text("Must be between")
+
+    folder = Path(os.environ.get("ORACLE_VAR_DIR", tmp_path)) / "screenshots"
+    folder.mkdir(parents=True, exist_ok=True)
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        for device, size in (("desktop", (1280, 900)), ("phone", (390, 844))):
+            page.set_viewport_size({"width": size[0], "height": size[1]})
+            page.wait_for_timeout(100)
+            page.screenshot(path=str(folder / f"settings-{scheme}-{device}.png"), full_page=True)
+            assert page.evaluate("document.documentElement.scrollWidth") <= size[0]
+
+
+def test_enter_saves_the_field_without_posting_the_whole_form(settings_page: Any):
+    page = settings_page
+    stop_the_clock(page)
+    posts: list[str] = []
+    page.on(
+        "request", lambda request: posts.append(request.url) if request.method == "POST" else None
+    )
+
+    page.fill("#id_max_iterations", "26")
+    page.press("#id_max_iterations", "Enter")
+
+    expect(page.locator("#status-max_iterations")).to_contain_text("Saved")
+    assert [url.removeprefix(page.url.removesuffix("/settings/")) for url in posts] == [
+        "/settings/fields/max_iterations/"
+    ]

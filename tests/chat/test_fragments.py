@@ -26,4 +26,4 @@ def test_stop_shows_while_running_goes_at_the_end_and_comes_back_on_continue() -
     assert STOP in started
     assert STOP not in ended and 'hx-post="/api/runs/r1/continue/"' in ended
     assert STOP in continued
-    assert 'hx-swap-oob="innerHTML:#run-r1-s2-actions"></div>' in continued  # old Continue gone
+    assert 'hx-swap-oob="innerHTML:#run-r1 .system-actions"></div>' in continued  # Continue gone

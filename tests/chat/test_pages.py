@@ -79,8 +79,9 @@ def test_another_users_conversation_is_404_everywhere(
 def test_the_sidebar_lists_only_the_users_conversations(
     client: Client, alice: User, bob: User
 ) -> None:
-    conversation_create(owner=alice, title="Alice's plans")
-    conversation_create(owner=bob, title="Bob's secrets")
+    for owner, title in ((alice, "Alice's plans"), (bob, "Bob's secrets")):
+        said = conversation_create(owner=owner, title=title)  # one without messages is not listed
+        Message.objects.create(conversation=said, seq=1, role=Role.USER, content="Hello")
     client.force_login(alice)
 
     page = client.get("/").content.decode()
@@ -125,4 +126,4 @@ def test_rename_and_delete(client: Client, alice: User) -> None:
 
     response = client.post(f"/c/{conversation.id}/delete/")
     assert response.status_code == 302
-    assert not Conversation.objects.filter(id=conversation.id).exists()
+    assert client.get(f"/c/{conversation.id}/").status_code == 404

@@ -178,3 +178,33 @@ def test_without_offered_models_only_the_offline_model_can_be_named(ask):
     assert "--model=openai/gpt-4o: Only the server's default model" in refused.stderr
     assert offline.returncode == 0, offline.stderr
     assert offline.events[0]["model"] == "oracle/offline"
+
+
+def test_a_delegated_helper_shows_as_subagent_events_and_its_answer_joins(ask, server):
+    delegate = {"agent_type": "summarizer", "task": "Say 391 in words."}
+    server.set_script(
+        [
+            {"tool_calls": [{"name": "delegate", "arguments": delegate}]},
+            {"text": ["Three hundred ninety-one."]},  # the summarizer
+            {"text": ["It is three hundred ninety-one."]},
+        ]
+    )
+
+    run = ask("Say 391 in words", "--json", server=server)
+
+    assert run.returncode == 0, run.stderr
+    (started,) = run.of_type("subagent.started")
+    assert (started["agent_type"], started["limits"]["max_iterations"]) == ("summarizer", 5)
+    assert run.of_type("subagent.finished")[0]["reason"] == "completed"
+    assert run.of_type("tool.result")[0]["content"] == "Three hundred ninety-one."
+    assert run.finished["final_text"] == "It is three hundred ninety-one."
+
+
+def test_quick_answer_offers_no_delegation(ask, server):
+    server.set_script([{"text": ["Hi."]}])
+
+    run = ask("Hello", "--json", "--skill", "quick_answer", server=server)
+
+    assert run.returncode == 0, run.stderr
+    offered = [tool["function"]["name"] for tool in server.requests[-1]["tools"]]
+    assert "calculator" in offered and "delegate" not in offered

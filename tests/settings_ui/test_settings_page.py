@@ -207,3 +207,43 @@ def test_a_visitor_who_is_not_logged_in_is_sent_to_log_in(db: None):
     for url in ("/settings/", field_url("max_iterations")):
         response = Client().get(url)
         assert response.status_code == 302 and response["Location"].startswith("/login/")
+
+
+def model_options(html: str) -> list[tuple[str, str, bool]]:
+    """(value, text, selected) of each option of the model select."""
+    select = re.search(r'<select id="id_model".*?</select>', html, re.DOTALL)
+    assert select, "no model select"
+    return [
+        (value, text, bool(selected))
+        for value, selected, text in re.findall(
+            r'<option value="([^"]*)"( selected)?>([^<]*)</option>', select.group(0)
+        )
+    ]
+
+
+def test_it_lists_each_model_once_in_the_operators_order(alice_client: Client, settings):
+    settings.ORACLE_MODEL = "openai/gpt-4o-mini"
+    settings.ORACLE_MODELS = ["openai/gpt-4o-mini", "ollama/llama3", "openai/o3", "ollama/llama3"]
+
+    options = model_options(alice_client.get("/settings/").content.decode())
+
+    assert [(value, text) for value, text, _ in options] == [
+        ("", "Server default (openai/gpt-4o-mini)"),
+        ("ollama/llama3", "ollama/llama3"),
+        ("openai/o3", "openai/o3"),
+    ]
+    assert [value for value, _, selected in options if selected] == [""]
+
+
+def test_a_stored_choice_of_the_default_model_shows_as_the_server_default(
+    alice: User, alice_client: Client, two_models: list[str]
+):
+    response = alice_client.post(field_url("model"), {"model": "openai/gpt-4o-mini"})
+    assert response.status_code == 200  # still allowed (the API and the CLI may name it)
+
+    options = model_options(alice_client.get("/settings/").content.decode())
+
+    assert [text for _, text, selected in options if selected] == [
+        "Server default (openai/gpt-4o-mini)"
+    ]
+    assert sum("openai/gpt-4o-mini" in text for _, text, _ in options) == 1

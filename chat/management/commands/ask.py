@@ -15,16 +15,18 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.db import DatabaseError
 
-from agents.builtin_tools import builtin_tools
 from agents.cancel import CancelToken
 from agents.config import AgentConfig, ConfigError
 from agents.events import Event
 from agents.loop import RunDeps, start_run, stop_paused_run
 from agents.offline_model import OFFLINE_MODEL_NAME
+from agents.skills import UnknownSkillError, skill_named, skill_names
 from agents.state import RunStatus, TerminationReason
-from agents.tree import UnknownTreeError, create_tree
+from agents.subagents import DEFAULT_AGENT_TYPES, DELEGATE_TOOL, AgentType
 from chat.runner import model_for, model_name
+from chat.tools import run_tools
 from settings_ui.policy import config_from_raw
+from settings_ui.selectors import subagent_types
 from settings_ui.services import agent_config_for, operator_limits
 
 # Flag -> AgentConfig field; every value is validated as the settings page validates it
@@ -73,7 +75,7 @@ class Command(BaseCommand):
         parser.add_argument("--max-extensions", metavar="N")
         parser.add_argument("--no-progress-repeats", metavar="N")
         parser.add_argument("--max-consecutive-tool-errors", metavar="N")
-        parser.add_argument("--skill", default="default", help="the decision tree to use")
+        parser.add_argument("--skill", default="default", help=", ".join(skill_names()))
         parser.add_argument(
             "--model", help="one of ORACLE_MODELS (default: the user's choice, else ORACLE_MODEL)"
         )
@@ -81,14 +83,18 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         # The user's saved settings (defaults without --user), then the flags over them;
         # the operator's hard caps hold whoever runs it.
-        base = agent_config_for(user=_user(options["user"])) if options["user"] else None
+        user = _user(options["user"]) if options["user"] else None
+        base = agent_config_for(user=user) if user is not None else None
         config = _config_from_flags(options, base)
         try:
-            tree = create_tree(options["skill"], config, operator_limits())
-        except UnknownTreeError as error:
+            skill = skill_named(options["skill"])
+        except UnknownSkillError as error:
             raise CommandError(f"--skill: {error}", returncode=USAGE_ERROR) from None
+        # The user's documents with --user; subagents as the skill allows.
+        agent_types = _subagent_types() if skill.allows_tool(DELEGATE_TOOL) else []
+        tools = run_tools(user_id=user.pk if user is not None else None, agent_types=agent_types)
         model = model_for(model_name(config))
-        deps = RunDeps(model=model, tree=tree, tools=builtin_tools())
+        deps = RunDeps(model=model, tree=skill.tree(config, operator_limits()), tools=tools)
         printer = JsonPrinter(self.stdout) if options["json"] else TranscriptPrinter(self.stdout)
         # Only events go to stdout; anything else printed during the run goes to stderr.
         with contextlib.redirect_stdout(sys.stderr):
@@ -125,6 +131,14 @@ def _config_from_flags(options: dict[str, Any], base: AgentConfig | None) -> Age
             for field, msgs in error.errors.items()
         ]
         raise CommandError("\n".join(lines), returncode=USAGE_ERROR) from None
+
+
+def _subagent_types() -> list[AgentType]:
+    """The operator's subagent types; the built-in table with no database to ask."""
+    try:
+        return subagent_types()
+    except DatabaseError:
+        return list(DEFAULT_AGENT_TYPES)
 
 
 def _user(username: str) -> Any:
@@ -175,6 +189,12 @@ class TranscriptPrinter(Printer):
             self.out.write(f"  {mark} {event['content']}")
         elif kind == "system.notice":
             self.out.write(f"\n[System · {event['severity']}] {event['text']}")
+        elif kind == "subagent.started":
+            self.out.write(f"  ⇢ {event['agent_type']}: {event['task']}")
+        elif kind == "subagent.step" and event["event"]["type"] == "tool.call":
+            self.out.write(f"    · {event['event']['name']}")
+        elif kind == "subagent.finished":
+            self.out.write(f"  ⇠ {event['agent_type']}: {event['label']}")
         elif kind == "budget.extended":
             self.out.write(f"[iteration limit raised from {event['from']} to {event['to']}]")
         elif kind == "run.finished":

@@ -1,0 +1,149 @@
+"""A conversation's saved messages as its page shows them.
+
+The page is a list of turns: a message the user sent and the runs that answered it.
+A message edited and sent again, or an answer regenerated, keeps its earlier versions
+on the page behind a "< 1 / 2 >" switch, the latest in view. The run that is working
+now is left empty: the WebSocket replays its events into it, so nothing shows twice.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from django.template.loader import render_to_string
+from django.utils.safestring import SafeString, mark_safe
+
+from chat import fragments, selectors, subagents
+from chat.models import Conversation, Message, Role, Run
+from chat.recorder import COUNTERS
+
+
+def history_html(conversation: Conversation, active: Run | None) -> SafeString:
+    rows = selectors.message_list(conversation=conversation).select_related("run")
+    runs = list(selectors.run_list(conversation=conversation))  # first first
+    latest = runs[-1] if runs else None
+    users: list[Message] = []
+    # Each user message's answers (a run, or rows saved without one), in order, and
+    # what each of them said. A run answers its `user_message`; rows without one
+    # belong to the message before them.
+    answers: dict[int, list[Run | None]] = defaultdict(list)
+    said: dict[object, list[Message]] = defaultdict(list)
+    asked = 0
+    for message in rows:
+        if message.role == Role.USER:
+            users.append(message)
+            asked = message.pk
+            continue
+        run = message.run
+        anchor = run.user_message_id if run is not None and run.user_message_id else asked
+        key = run if run is not None else ("alone", anchor)
+        if key not in said:
+            answers[anchor].append(run)
+        said[key].append(message)
+    for run in runs:  # a run with nothing said yet (queued, or just regenerated)
+        if run not in said and run.user_message_id is not None:
+            answers[run.user_message_id].append(run)
+    turns = _edit_chains(users)
+    if answers[0]:  # rows from before the first message the user sent
+        turns.insert(0, [None])
+    shown_turns = []
+    for versions in turns:
+        shown_versions = []
+        for number, sent in enumerate(versions, start=1):
+            answered_by = answers[sent.pk if sent is not None else 0]
+            shown_answers = []
+            for run_number, run in enumerate(answered_by, start=1):
+                key = run if run is not None else ("alone", sent.pk if sent else 0)
+                shown = [] if run is not None and run == active else said[key]
+                latest_run = run is not None and run == latest
+                shown_answers.append(
+                    {
+                        "number": run_number,
+                        "count": len(answered_by),
+                        "section": mark_safe(_run_section(run, shown, latest=latest_run)),
+                        "switch": mark_safe(_switch(run_number, len(answered_by))),
+                    }
+                )
+            user = fragments.user_message(sent, _switch(number, len(versions))) if sent else ""
+            shown_versions.append(
+                {
+                    "number": number,
+                    "count": len(versions),
+                    "user": mark_safe(user),
+                    "answers": shown_answers,
+                }
+            )
+        shown_turns.append(shown_versions)
+    return mark_safe(render_to_string("chat/_history.html", {"turns": shown_turns}).strip())
+
+
+def _edit_chains(users: list[Message]) -> list[list[Message | None]]:
+    """The user's messages, each with the versions it was edited into, in order."""
+    chains: list[list[Message | None]] = []
+    chain_of: dict[int, list[Message | None]] = {}
+    for message in users:
+        chain = chain_of.get((message.metadata or {}).get("edit_of") or 0)
+        if chain is None:
+            chain = []
+            chains.append(chain)
+        chain.append(message)
+        chain_of[message.pk] = chain
+    return chains
+
+
+def _switch(number: int, count: int) -> str:
+    return fragments.version_switch(number, count) if count > 1 else ""
+
+
+def _run_section(run: Run | None, messages: list[Message], *, latest: bool) -> str:
+    """A run's messages; the latest run's last System message offers what can follow."""
+    parts = [_saved_message(message, run, latest=latest) for message in messages]
+    systems = [i for i, message in enumerate(messages) if message.role == Role.SYSTEM]
+    if run is None:
+        return fragments.run_section(None, "".join(parts))
+    if latest and systems and (run.can_continue or run.can_resume):
+        message = messages[systems[-1]]
+        actions = fragments.run_actions(
+            str(run.pk),
+            paused=False,
+            reason=run.reason,
+            problem=(message.metadata or {}).get("problem"),
+        )
+        parts[systems[-1]] = fragments.system_message(
+            f"msg-{message.pk}", message.metadata, message.content, actions
+        )
+    return fragments.run_section(str(run.pk), "".join(parts))
+
+
+def _saved_message(message: Message, run: Run | None, *, latest: bool) -> str:
+    element = f"msg-{message.pk}"
+    meta = message.metadata or {}
+    if message.role == Role.ASSISTANT:
+        if not message.content and not message.termination_reason:
+            return ""  # a step that only called tools: its tool rows follow
+        return fragments.assistant_message(
+            element,
+            message.content,
+            message.termination_reason,
+            meta.get("usage") or (_run_counters(run) if run is not None else None),
+            run_id=str(run.pk) if run is not None and latest else "",
+        )
+    if message.role == Role.TOOL:
+        done = meta.get("status") == "done"
+        sub = meta.get("subagent")
+        if run is not None and not run.is_active:  # its run ended before it did
+            sub = subagents.discard(sub)
+        return fragments.tool_step(
+            element,
+            str(meta.get("name", "")),
+            meta.get("arguments"),
+            message.content if done else "Not finished.",
+            bool(meta.get("ok")) if done else False,
+            subagent=sub,
+        )
+    return fragments.system_message(element, meta, message.content)
+
+
+def _run_counters(run: Run) -> dict[str, Any]:
+    return {key: getattr(run, key) for key in COUNTERS}

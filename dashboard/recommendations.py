@@ -1,0 +1,69 @@
+"""Adaptive limits, as advice: for each agent type and skill, the iteration and token
+limits that would have let 95% of its recently completed runs finish.
+
+A recommendation is the nearest-rank 95th percentile of the completed runs' iterations
+and tokens (tokens rounded up to a thousand), held within AgentConfig's bounds. Runs a
+limit stopped are not in it: how much more they needed is unknown, so the page shows
+how many there were beside it. Under `MIN_RUNS` completed runs there is no advice.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from agents.config import FIELDS_BY_NAME
+from dashboard.aggregates import percentile
+
+MIN_RUNS = 20
+TOKEN_STEP = 1_000
+
+
+@dataclass(frozen=True)
+class Limits:
+    """An iteration limit and a token budget."""
+
+    max_iterations: int
+    token_budget: int
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    """One row of the recommendations table."""
+
+    agent_type: str  # "oracle" (the main agent) or a subagent type
+    skill: str  # the main agent's skill; "" for a subagent type
+    label: str
+    completed: int  # completed runs in the period
+    stopped_at_iterations: int  # runs the iteration limit stopped (their need is unknown)
+    stopped_at_tokens: int  # runs the token budget stopped
+    current: Limits
+    advised: Limits | None  # None: not enough completed runs
+    # Where Apply writes (the site defaults, a subagent type), or why it cannot.
+    applies_to: str
+    note: str = ""
+    href: str = ""  # the completed runs it comes from
+
+    @property
+    def can_apply(self) -> bool:
+        return self.advised is not None and not self.note and self.advised != self.current
+
+
+def advise(iterations: Sequence[int], tokens: Sequence[int]) -> Limits | None:
+    """The limits that would have let 95% of these completed runs finish (their
+    iterations and tokens), within AgentConfig's bounds; None under `MIN_RUNS` runs."""
+    if len(iterations) < MIN_RUNS or len(tokens) < MIN_RUNS:
+        return None
+    most_iterations = percentile(iterations) or 1
+    most_tokens = percentile(tokens) or 0
+    return Limits(
+        max_iterations=_bounded("max_iterations", most_iterations),
+        token_budget=_bounded("token_budget", math.ceil(most_tokens / TOKEN_STEP) * TOKEN_STEP),
+    )
+
+
+def _bounded(name: str, value: int) -> int:
+    spec = FIELDS_BY_NAME[name]
+    assert spec.min is not None and spec.max is not None
+    return int(min(max(value, spec.min), spec.max))

@@ -1,0 +1,97 @@
+"""Reads of the knowledge base, always scoped: a user sees their own documents and the
+built-in guide; anyone else's document does not exist for them (404)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.contrib.auth.models import User
+from django.db.models import F, Q, QuerySet
+from django.db.models.functions import Length, Substr
+from django.http import Http404
+
+from knowledge import search
+from knowledge.models import Document
+from knowledge.search import SearchHit
+from knowledge.services import guide_ensure_once
+
+MAX_ID = 2**63 - 1
+
+
+class OutOfRange(ValueError):
+    """A read that starts past the end of the document."""
+
+
+@dataclass(frozen=True)
+class TextSlice:
+    """Part of a document's text."""
+
+    document_id: int
+    title: str
+    start: int
+    length: int
+    total_length: int
+    text: str
+
+
+def _visible(user: User) -> Q:
+    return Q(owner=user) | Q(owner__isnull=True)
+
+
+def document_id_from(value: object) -> int:
+    """A document id from a URL or a tool call; Http404 for anything that cannot be one."""
+    if isinstance(value, bool):
+        raise Http404
+    if isinstance(value, int):
+        number = value
+    elif isinstance(value, str) and value.isascii() and value.isdigit() and len(value) < 20:
+        number = int(value)
+    else:
+        raise Http404
+    if not 1 <= number <= MAX_ID:
+        raise Http404
+    return number
+
+
+def documents_for(user: User) -> QuerySet[Document]:
+    """The user's documents, newest first, then the built-in guide (text left out)."""
+    guide_ensure_once()
+    return (
+        Document.objects.filter(_visible(user))
+        .defer("text")
+        .order_by(F("owner_id").asc(nulls_last=True), "-created_at", "-id")
+    )
+
+
+def document_get(*, user: User, document_id: object) -> Document:
+    try:
+        return Document.objects.get(_visible(user), pk=document_id_from(document_id))
+    except Document.DoesNotExist:
+        raise Http404 from None
+
+
+def search_passages(*, user: User, query: str, limit: int = 5) -> list[SearchHit]:
+    """The passages of the user's documents and the guide that best answer `query`."""
+    guide_ensure_once()
+    return search.search(search.query_terms(query), owner_id=user.pk, limit=limit)
+
+
+def read_text(*, user: User, document_id: object, start: int = 0, length: int = 2000) -> TextSlice:
+    """`length` characters of a document's text from `start` (fewer at its end). Http404
+    for a document the user cannot see; OutOfRange when `start` is past the end."""
+    if start < 0:
+        raise OutOfRange("start must be 0 or more")
+    if length < 1:
+        raise OutOfRange("length must be 1 or more")
+    row = (
+        Document.objects.filter(_visible(user), pk=document_id_from(document_id))
+        .annotate(total=Length("text"), piece=Substr("text", start + 1, length))
+        .values("pk", "title", "total", "piece")
+        .first()
+    )
+    if row is None:
+        raise Http404
+    if start >= row["total"]:
+        raise OutOfRange(f"start {start} is past the end of the text ({row['total']} characters)")
+    piece = row["piece"] or ""
+    return TextSlice(row["pk"], row["title"], start, len(piece), row["total"], piece)

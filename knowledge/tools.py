@@ -1,0 +1,108 @@
+"""The knowledge base as tools for the Oracle: search the user's documents, read one.
+
+Both answer JSON. They are sync functions (they query the database), which the
+engine runs in a thread of their own; each gives its thread's connection back when
+it returns.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from django.contrib.auth.models import User
+from django.db import connection, connections
+from django.http import Http404
+
+from agents.tools import Tool, ToolError
+from knowledge import selectors
+
+SEARCH_LIMIT_MAX = 10
+READ_LENGTH_MAX = 8000
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _own_connection(function: F) -> F:
+    """Close this thread's database connections after the call (a pooled one goes back
+    to the pool); not inside a transaction, where the caller (a test) owns it."""
+
+    @functools.wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return function(*args, **kwargs)
+        finally:
+            if not connection.in_atomic_block:
+                connections.close_all()
+
+    return wrapper  # type: ignore[return-value]
+
+
+def document_tools(user_id: int) -> list[Tool]:
+    """`search_documents` and `read_document` over what `user_id` may read: their own
+    documents and Oracle's built-in user guide."""
+    user = User(pk=user_id)  # only its id is used, to scope every query
+
+    @_own_connection
+    def search_documents(query: str, limit: int = 5) -> str:
+        """Search the user's documents and Oracle's user guide for the passages that best
+        answer a question, best first. Each result gives the document's id and title, the
+        location (heading) of the passage, its start and length in the document's text,
+        and the passage; read_document reads more around it.
+
+        Args:
+            query: what to look for, in plain words; a whole question works
+            limit: how many passages to return, 1 to 10 (default 5)
+        """
+        if not query.strip():
+            raise ToolError("the query is empty: say what to look for")
+        limit = min(max(limit, 1), SEARCH_LIMIT_MAX)
+        hits = selectors.search_passages(user=user, query=query, limit=limit)
+        results = [
+            {
+                "document_id": hit.document_id,
+                "title": hit.title,
+                "location": hit.location,
+                "start": hit.start,
+                "length": hit.length,
+                "text": hit.text,
+            }
+            for hit in hits
+        ]
+        return json.dumps({"query": query, "results": results}, ensure_ascii=False)
+
+    @_own_connection
+    def read_document(document_id: int, start: int = 0, length: int = 2000) -> str:
+        """Read part of one of the user's documents (or Oracle's user guide) by its id,
+        from a character offset. The answer gives the document's total length, so you can
+        read on from where it ends.
+
+        Args:
+            document_id: the document's id, as search_documents gives it
+            start: the character offset to start at (0 is the beginning)
+            length: how many characters to read, 1 to 8000 (default 2000)
+        """
+        length = min(max(length, 1), READ_LENGTH_MAX)
+        try:
+            piece = selectors.read_text(
+                user=user, document_id=document_id, start=start, length=length
+            )
+        except Http404:
+            raise ToolError(f"no document with id {document_id}") from None
+        except selectors.OutOfRange as problem:
+            raise ToolError(str(problem)) from None
+        body = {
+            "document_id": piece.document_id,
+            "title": piece.title,
+            "start": piece.start,
+            "length": piece.length,
+            "total_length": piece.total_length,
+            "text": piece.text,
+        }
+        return json.dumps(body, ensure_ascii=False)
+
+    return [
+        Tool.from_function(search_documents, name="search_documents"),
+        Tool.from_function(read_document, name="read_document"),
+    ]

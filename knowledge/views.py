@@ -1,0 +1,81 @@
+"""The Documents page: the user's documents and the built-in guide, uploads (with
+JavaScript through the API, with progress; without it as a plain form post) and
+deletion."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.contrib import messages as flash
+from django.http import HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from accounts.http import AuthenticatedHttpRequest
+from knowledge import selectors, services
+from knowledge.extraction import ACCEPTED, DocumentError, megabytes
+
+
+def _list_context(request: AuthenticatedHttpRequest) -> dict[str, Any]:
+    documents = list(selectors.documents_for(request.user))
+    return {"documents": documents, "own_count": sum(not d.builtin for d in documents)}
+
+
+@require_http_methods(["GET", "POST"])
+def documents_page(request: AuthenticatedHttpRequest) -> HttpResponse:
+    """The page; a POST is the upload form sent without JavaScript."""
+    if request.method == "POST":
+        files = request.FILES.getlist("file")
+        if not files:
+            flash.error(request, "Choose a file to upload.")
+        for file in files:
+            try:
+                document = services.document_upload(owner=request.user, file=file)
+            except DocumentError as problem:
+                flash.error(request, str(problem))
+            else:
+                count = document.passage_count
+                flash.success(request, f"Added {document.title} ({count} passages).")
+        return redirect("documents")
+    limit = settings.ORACLE_MAX_UPLOAD_BYTES
+    context = {
+        **_list_context(request),
+        "max_upload_bytes": limit,
+        "max_upload": megabytes(limit),
+        "accepted": ACCEPTED,
+    }
+    return render(request, "knowledge/documents.html", context)
+
+
+def _list(request: AuthenticatedHttpRequest) -> HttpResponse:
+    return render(request, "knowledge/_document_list.html", _list_context(request))
+
+
+@require_GET
+def document_list(request: AuthenticatedHttpRequest) -> HttpResponse:
+    """The list alone, for the page to refresh after an upload (htmx)."""
+    return _list(request)
+
+
+@require_GET
+def document_page(request: AuthenticatedHttpRequest, document_id: str) -> HttpResponse:
+    document = selectors.document_get(user=request.user, document_id=document_id)
+    passages = document.passages.all()  # in order; together they hold all of the text
+    return render(request, "knowledge/document.html", {"document": document, "passages": passages})
+
+
+@require_POST
+def document_delete(request: AuthenticatedHttpRequest, document_id: str) -> HttpResponse:
+    htmx = request.headers.get("HX-Request") == "true"
+    try:
+        services.document_delete(owner=request.user, document_id=document_id)
+    except services.BuiltinDocument as problem:
+        if htmx:
+            return HttpResponse(str(problem), status=400)
+        flash.error(request, str(problem))
+        return redirect("documents")
+    if htmx:
+        return _list(request)
+    flash.success(request, "Document deleted.")
+    return redirect("documents")

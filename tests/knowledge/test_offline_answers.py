@@ -1,0 +1,73 @@
+"""The built-in offline model answers from the real knowledge base, as a run does: the
+tools a run gets (`chat.tools.run_tools`), the database's search, quoted sources."""
+
+from __future__ import annotations
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.contrib.auth.models import User
+
+from agents.config import AgentConfig
+from agents.events import EventCollector
+from agents.loop import RunDeps, RunResult, start_run
+from agents.offline_model import OfflineModel
+from agents.tree import create_tree
+from chat.tools import run_tools
+from tests.knowledge.conftest import upload
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+FIELD_GUIDE = """# Birds of the marsh
+
+## Herons
+
+Grey herons stand still in shallow water for long minutes before they strike.
+They nest in colonies called heronries, high in the trees near the water.
+
+## Owls
+
+Barn owls hunt at night by sound alone: their facial disc funnels the faint rustle
+of a vole to their ears. They swallow small prey whole.
+"""
+
+
+async def ask(user: User, question: str) -> tuple[RunResult, EventCollector]:
+    deps = RunDeps(
+        model=OfflineModel(),
+        tree=create_tree("default", AgentConfig()),
+        tools=await sync_to_async(run_tools)(user_id=user.pk),
+    )
+    events = EventCollector()
+    return await start_run(question, deps, on_event=events), events
+
+
+async def test_it_answers_from_an_uploaded_document_with_the_passage_quoted(
+    alice: User,
+) -> None:
+    await sync_to_async(upload)(alice, "marsh.md", FIELD_GUIDE, title="Marsh field guide")
+
+    result, events = await ask(alice, "How do barn owls hunt?")
+
+    calls = [event["name"] for event in events.of_type("tool.call")]
+    assert calls[0] == "search_documents"
+    assert result.reason is not None and result.reason.value == "completed"
+    answer = result.final_text
+    assert "> Barn owls hunt at night by sound alone" in answer
+    assert "— *Marsh field guide*, Owls" in answer
+
+
+async def test_it_answers_a_question_about_the_app_from_the_built_in_guide(alice: User) -> None:
+    result, _ = await ask(alice, "How do I change the iteration limit in this app?")
+
+    answer = result.final_text
+    assert "Max iterations" in answer
+    assert "— *Oracle user guide*, Settings › Changing a limit" in answer  # noqa: RUF001
+
+
+async def test_another_users_document_is_not_there_for_its_answer(alice: User, bob: User) -> None:
+    await sync_to_async(upload)(alice, "marsh.md", FIELD_GUIDE, title="Marsh field guide")
+
+    result, _ = await ask(bob, "How do barn owls hunt?")
+
+    assert "Barn owls" not in result.final_text
+    assert "found nothing" in result.final_text.lower()

@@ -1,0 +1,137 @@
+"""The Documents page: the list with the guide marked Built-in, uploads without
+JavaScript, deletion, and other users' documents answering 404."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+
+from knowledge.models import Document
+from tests.knowledge.conftest import upload, uploaded, user_documents
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def alice_client(client: Client, alice: User) -> Client:
+    client.force_login(alice)
+    return client
+
+
+def test_the_page_lists_documents_and_marks_the_guide_built_in(
+    alice_client: Client, alice: User, bob: User
+) -> None:
+    document = upload(alice, "notes.md", "# Zebra notes\n\n" + "Stripes. " * 200)
+    upload(bob, "bob.md", "# Bob's diary\n\nText.")
+
+    page = alice_client.get("/documents/").content.decode()
+
+    assert "Zebra notes" in page
+    assert "1.8\xa0KB" in page  # the size, as people read it
+    assert f'action="/documents/{document.pk}/delete/"' in page
+    assert "Oracle user guide" in page and "Built-in" in page
+    assert "Bob&#x27;s diary" not in page and "Bob's diary" not in page
+    assert page.count("Delete<span") == 1  # the guide has no Delete button
+    assert 'data-max-bytes="5242880"' in page and "up to 5 MB each" in page
+
+
+def test_a_user_without_documents_is_told_so(alice_client: Client) -> None:
+    page = alice_client.get("/documents/").content.decode()
+
+    assert "You have not added any documents yet." in page
+
+
+def test_the_page_needs_a_login(client: Client) -> None:
+    response = client.get("/documents/")
+
+    assert response.status_code == 302
+    assert response["Location"].startswith("/login/")
+
+
+def test_the_menu_links_to_the_documents(alice_client: Client) -> None:
+    assert 'href="/documents/"' in alice_client.get("/settings/").content.decode()
+
+
+def test_a_form_upload_without_javascript_adds_the_document(alice_client: Client) -> None:
+    response = alice_client.post(
+        "/documents/", {"file": uploaded("zebras.md", "# Zebras\n\nStripes.")}, follow=True
+    )
+
+    assert "Added Zebras (1 passages)." in response.content.decode()
+    assert user_documents() == (1, 1)
+
+
+def test_a_form_upload_of_several_files_says_what_became_of_each(alice_client: Client) -> None:
+    files = [uploaded("a.exe", b"MZ\x00"), uploaded("zebras.md", "# Zebras\n\nStripes.")]
+
+    response = alice_client.post("/documents/", {"file": files}, follow=True)
+
+    assert "a.exe is not a file Oracle can read" in response.content.decode()
+    assert "Added Zebras (1 passages)." in response.content.decode()
+    assert user_documents() == (1, 1)
+
+
+def test_the_list_alone_is_what_htmx_refreshes(alice_client: Client, alice: User) -> None:
+    upload(alice, "notes.md", "# Zebra notes\n\nText.")
+
+    fragment = alice_client.get("/documents/list/").content.decode()
+
+    assert "Zebra notes" in fragment and "<html" not in fragment
+
+
+def test_a_document_page_shows_its_text_by_passage(alice_client: Client, alice: User) -> None:
+    document = upload(alice, "notes.md", "# Zebra notes\n\n## Habitat\n\nThe savanna & <grass>.")
+
+    page = alice_client.get(f"/documents/{document.pk}/").content.decode()
+
+    assert "The savanna &amp; &lt;grass&gt;." in page
+    assert 'href="#passage-0">Habitat</a>' in page
+
+
+def test_delete_with_htmx_answers_the_new_list(alice_client: Client, alice: User) -> None:
+    document = upload(alice, "notes.md", "# Zebra notes\n\nText.")
+
+    response = alice_client.post(f"/documents/{document.pk}/delete/", HTTP_HX_REQUEST="true")
+
+    assert response.status_code == 200
+    assert "Zebra notes" not in response.content.decode()
+    assert "Oracle user guide" in response.content.decode()
+    assert user_documents() == (0, 0)
+
+
+def test_delete_without_javascript_comes_back_to_the_page(
+    alice_client: Client, alice: User
+) -> None:
+    document = upload(alice, "notes.md", "# Zebra notes\n\nText.")
+
+    response = alice_client.post(f"/documents/{document.pk}/delete/")
+
+    assert response.status_code == 302 and response["Location"] == "/documents/"
+    assert user_documents() == (0, 0)
+
+
+def test_the_guide_cannot_be_deleted_from_the_page(alice_client: Client) -> None:
+    guide = Document.objects.get(owner__isnull=True)
+
+    response = alice_client.post(f"/documents/{guide.pk}/delete/", follow=True)
+
+    assert "The built-in guide cannot be deleted." in response.content.decode()
+    assert Document.objects.filter(pk=guide.pk).exists()
+
+
+@pytest.mark.parametrize("path", ["/documents/{id}/", "/documents/{id}/delete/"])
+def test_another_users_document_answers_404(alice_client: Client, bob: User, path: str) -> None:
+    document = upload(bob, "bob.md", "# Bob's diary\n\nText.")
+    url = path.format(id=document.pk)
+
+    response = alice_client.post(url) if url.endswith("delete/") else alice_client.get(url)
+
+    assert response.status_code == 404
+    assert Document.objects.filter(pk=document.pk).exists()
+
+
+@pytest.mark.parametrize("bad_id", ["abc", "0", "99999999999999999999999"])
+def test_an_id_that_cannot_be_a_document_answers_404(alice_client: Client, bad_id: str) -> None:
+    assert alice_client.get(f"/documents/{bad_id}/").status_code == 404
+    assert alice_client.post(f"/documents/{bad_id}/delete/").status_code == 404
