@@ -54,6 +54,15 @@
     if (jump) jump.addEventListener("click", function () { toBottom(); focusComposer(); });
   });
 
+  // A scroll event arrives a frame after the reader moves, so new text can land
+  // between the two: if the page sits above where this script put it and is not
+  // at the bottom, the reader has moved up, whether or not the event came yet.
+  document.addEventListener("htmx:oobBeforeSwap", function () {
+    if (following && byId("messages") && scroller().scrollTop < placed - 1 && !atBottom()) {
+      following = false;
+    }
+  });
+
   // New content: keep the reader at the bottom if they were there, else offer a way down.
   document.addEventListener("htmx:oobAfterSwap", function (event) {
     var target = event.detail.target;
