@@ -186,7 +186,7 @@ def test_the_reader_can_scroll_up_while_an_answer_streams(
     # reader down. CI failed on this race (2461 px from the top after 800 ms).
     page.evaluate(
         "() => { document.getElementById('main').scrollTop = 0;"
-        " htmx.swap('#messages', '<p id=\"probe\" hx-swap-oob=\"beforeend:#messages\">"
+        ' htmx.swap(\'#messages\', \'<p id="probe" hx-swap-oob="beforeend:#messages">'
         "A line lands before the scroll is reported.</p>', {swapStyle: 'none'}); }"
     )
     page.wait_for_timeout(800)  # more lines arrive meanwhile
