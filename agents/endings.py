@@ -12,6 +12,8 @@ from agents import wording
 from agents.events import Event, EventType
 from agents.state import FailureClass, LimitHit, ProviderFailure, TerminationReason
 
+SPENDING_CAP = "spending_cap"  # the `problem` of a run ended at a daily spending cap
+
 
 def ending_events(
     reason: TerminationReason,
@@ -28,8 +30,11 @@ def ending_events(
 
     A run the model could not answer carries the kind of failure as `problem`, for the
     page to offer what can help; the provider's own words go with the notice as `detail`,
-    kept for staff and never shown in the chat."""
+    kept for staff and never shown in the chat. A run ended at a daily spending cap has
+    the problem `spending_cap`: Continue cannot help until the cap renews."""
     problem = failure.kind.value if failure else None
+    if problem is None and wording.at_spending_cap(hit):
+        problem = SPENDING_CAP
     events: list[Event] = [
         {"type": EventType.ASSISTANT_MESSAGE, "text": final_text, "tool_calls": [], "final": True}
     ]

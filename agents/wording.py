@@ -244,6 +244,11 @@ def spending_cap(name: str, note: str = "") -> str:
     return f"{name}{_CAP_NOTE_SEPARATOR}{note}" if note else name
 
 
+def at_spending_cap(hit: LimitHit | None) -> bool:
+    """Whether a run ended at a spending cap larger than one run (a daily one)."""
+    return hit is not None and _spending_cap(hit) is not None
+
+
 def _spending_cap(hit: LimitHit) -> tuple[str, str] | None:
     """(name, note) of the spending cap a cost hit was reached at; None for the run's own."""
     if hit.metric != Metric.COST or not hit.detail:

@@ -17,6 +17,7 @@ from django.utils.html import escape, strip_tags
 from django.utils.safestring import SafeString, mark_safe
 
 from agents import wording
+from agents.endings import SPENDING_CAP
 from agents.model import ModelProblem
 from agents.state import Metric, TerminationReason
 from agents.wording import reason_label
@@ -185,7 +186,10 @@ def run_actions(
 ) -> SafeString:
     """Continue (and Stop for a paused run) buttons, posting to the run's API. A model
     that refused the key, the model or the request (`problem`, the notice's kind) would
-    refuse a Continue alike: the way to Settings is offered instead."""
+    refuse a Continue alike: the way to Settings is offered instead. At a used-up daily
+    spending cap nothing is offered (a paused run can still be stopped)."""
+    if problem == SPENDING_CAP:
+        return _render("_run_actions.html", run_id=run_id, paused=paused, cap_used_up=True)
     return _render(
         "_run_actions.html",
         run_id=run_id,

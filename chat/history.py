@@ -14,9 +14,11 @@ from typing import Any
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
 
+from agents.endings import SPENDING_CAP
 from chat import fragments, selectors, subagents
 from chat.models import Conversation, Message, Role, Run
 from chat.recorder import COUNTERS
+from ops import caps
 
 
 def history_html(conversation: Conversation, active: Run | None) -> SafeString:
@@ -104,11 +106,14 @@ def _run_section(run: Run | None, messages: list[Message], *, latest: bool) -> s
         return fragments.run_section(None, "".join(parts))
     if latest and systems and (run.can_continue or run.can_resume):
         message = messages[systems[-1]]
+        problem = (message.metadata or {}).get("problem")
+        # Asked now, not when the run stopped: once the cap renews, Continue is back.
+        if caps.used_up_cap(run.conversation.owner_id) is not None:
+            problem = SPENDING_CAP
+        elif problem == SPENDING_CAP:
+            problem = None
         actions = fragments.run_actions(
-            str(run.pk),
-            paused=False,
-            reason=run.reason,
-            problem=(message.metadata or {}).get("problem"),
+            str(run.pk), paused=False, reason=run.reason, problem=problem
         )
         parts[systems[-1]] = fragments.system_message(
             f"msg-{message.pk}", message.metadata, message.content, actions

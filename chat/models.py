@@ -139,6 +139,10 @@ class Run(models.Model):
         ordering = ["-created_at"]
         indexes = [
             models.Index(fields=["status", "queued_at"], name="run_status_queued"),
+            # The dashboard's day tallies: which days' runs finished or were queued again
+            # since they were counted.
+            models.Index(fields=["finished_at"], name="run_finished_at"),
+            models.Index(fields=["queued_at"], name="run_queued_at"),
             # The staff dashboard's statistics of finished runs come from this index alone
             # (SQLite reads no row; a run's row holds its large `state` before its counters).
             models.Index(

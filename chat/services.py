@@ -34,7 +34,7 @@ from chat.models import (
     RunStatus,
 )
 from chat.recorder import COUNTERS, NOTICE_FIELDS, cancel_key
-from ops import limit_log
+from ops import caps, limit_log
 from ops.heartbeat import redis_client
 from oracle.celery import app as celery_app
 
@@ -387,7 +387,12 @@ def _requeue(run: Run, action: str, allowed: dict[str, object]) -> Run:
 
 def run_continue(*, run: Run) -> Run:
     """Continue a stopped or paused run (no new user message; fresh round counters).
-    An interrupted run is resumed where it was."""
+    An interrupted run is resumed where it was. While a daily spending cap is used up
+    another round would stop at once: it is refused, saying which cap and when it renews.
+    """
+    used_up = caps.used_up_cap(run.conversation.owner_id)
+    if used_up is not None:
+        raise RunConflict(used_up)
     if run.can_resume:
         return _requeue(run, "resume", {"status": [RunStatus.FINISHED], "reason": ["interrupted"]})
     if run.status == RunStatus.PAUSED:

@@ -10,11 +10,10 @@ how many there were beside it. Under `MIN_RUNS` completed runs there is no advic
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agents.config import FIELDS_BY_NAME
-from dashboard.aggregates import percentile
+from dashboard.aggregates import Distribution
 
 MIN_RUNS = 20
 TOKEN_STEP = 1_000
@@ -50,13 +49,14 @@ class Recommendation:
         return self.advised is not None and not self.note and self.advised != self.current
 
 
-def advise(iterations: Sequence[int], tokens: Sequence[int]) -> Limits | None:
-    """The limits that would have let 95% of these completed runs finish (their
-    iterations and tokens), within AgentConfig's bounds; None under `MIN_RUNS` runs."""
-    if len(iterations) < MIN_RUNS or len(tokens) < MIN_RUNS:
+def advise(iterations: Distribution, tokens: Distribution) -> Limits | None:
+    """The limits that would have let 95% of these completed runs finish (how many took
+    each number of iterations and tokens), within AgentConfig's bounds; None under
+    `MIN_RUNS` runs."""
+    if iterations.total() < MIN_RUNS or tokens.total() < MIN_RUNS:
         return None
-    most_iterations = percentile(iterations) or 1
-    most_tokens = percentile(tokens) or 0
+    most_iterations = iterations.percentile() or 1
+    most_tokens = tokens.percentile() or 0
     return Limits(
         max_iterations=_bounded("max_iterations", most_iterations),
         token_budget=_bounded("token_budget", math.ceil(most_tokens / TOKEN_STEP) * TOKEN_STEP),

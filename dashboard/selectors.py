@@ -18,34 +18,22 @@ What each figure counts:
   when a worker claims it).
 - A stuck pattern is what the System notice of a run stopped for no progress names.
 
-The queries read the indexes added for them (chat migration 0006): finished runs by
-time with their counters, and one small index per kind of event counted.
+The figures of a period add up the tallies of its whole UTC days, kept in the database,
+and count its two ends from the runs (`dashboard.tallies`). Those queries read the
+indexes added for them (chat migration 0006): finished runs by time with their counters,
+and one small index per kind of event counted.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from django.contrib.auth.models import User
 from django.core.paginator import Page, Paginator
-from django.db.models import (
-    BigIntegerField,
-    Count,
-    Exists,
-    F,
-    Field,
-    FloatField,
-    IntegerField,
-    OuterRef,
-    Q,
-    QuerySet,
-    Sum,
-)
-from django.db.models.functions import Cast, Round
+from django.db.models import Count, Exists, OuterRef, QuerySet
 from django.utils import timezone
 
 from agents.config import LimitAction
@@ -53,10 +41,9 @@ from agents.skills import SKILLS, Skill
 from agents.state import LIMIT_REASONS, TerminationReason
 from agents.subagents import MAIN_AGENT
 from chat.models import Message, Role, Run, RunEvent, RunStatus
-from dashboard.aggregates import JsonText, UtcHour, ValueList, hour_key, percentile, values_of
+from dashboard import tallies
 from dashboard.filters import (
     ANY_LIMIT,
-    EVENTS,
     STUCK_NOTICE_START,
     RunFilters,
     day_span,
@@ -68,16 +55,10 @@ from dashboard.filters import (
 )
 from dashboard.periods import Period
 from dashboard.recommendations import Limits, Recommendation, advise
+from dashboard.tallies import COMPLETED, MICRO, Group, Hour, period_tally
 from settings_ui.models import AgentTypeLimits, SiteDefaults
 from settings_ui.policy import operator_limits
 
-COMPLETED = TerminationReason.COMPLETED.value
-ITERATION_STOPS = {
-    TerminationReason.MAX_ITERATIONS.value,
-    TerminationReason.TURN_BUDGET_EXHAUSTED.value,
-}
-TOKEN_STOPS = {TerminationReason.TOKEN_BUDGET.value}
-MICRO = 1_000_000  # costs are kept to a millionth of a dollar
 TOP_USERS = 10
 TOP_PATTERNS = 10
 RUNS_PER_PAGE = 50
@@ -201,155 +182,50 @@ class Figures:
         return self.ended_by_limit / self.runs if self.runs else 0.0
 
 
-@dataclass
-class _Group:
-    """What one agent type (and skill) did in the period, gathered from grouped rows."""
-
-    runs: int = 0
-    limit_hits: int = 0
-    cost: float = 0.0
-    iterations: int = 0
-    elapsed_ms: int = 0
-    iteration_values: list[int] = field(default_factory=list)
-    elapsed_values: list[int] = field(default_factory=list)
-    cost_values: list[int] = field(default_factory=list)
-    completed_iterations: list[int] = field(default_factory=list)
-    completed_tokens: list[int] = field(default_factory=list)
-    stopped_at_iterations: int = 0
-    stopped_at_tokens: int = 0
-
-    def add(self, reason: str, row: Mapping[str, Any]) -> None:
-        runs = row["runs"]
-        iterations = values_of(row["iteration_values"], int)
-        self.runs += runs
-        self.cost += row["cost"] or 0.0
-        self.iterations += row["iterations_sum"] or 0
-        self.elapsed_ms += row["elapsed_sum"] or 0
-        self.iteration_values += iterations
-        self.elapsed_values += values_of(row["elapsed_values"], int)
-        self.cost_values += values_of(row["cost_values"], int)  # millionths of a dollar
-        if reason in LIMIT_REASONS:
-            self.limit_hits += runs
-        if reason == COMPLETED:
-            self.completed_iterations += iterations
-            self.completed_tokens += values_of(row["token_values"], int)
-        elif reason in ITERATION_STOPS:
-            self.stopped_at_iterations += runs
-        elif reason in TOKEN_STOPS:
-            self.stopped_at_tokens += runs
-
-    def spreads(self) -> tuple[Spread, Spread, Spread]:
-        if not self.runs:
-            return Spread(None, None), Spread(None, None), Spread(None, None)
-        p95_ms = percentile(self.elapsed_values) or 0
-        p95_cost = percentile(self.cost_values) or 0
-        return (
-            Spread(self.iterations / self.runs, percentile(self.iteration_values)),
-            Spread(self.elapsed_ms / self.runs / 1000, p95_ms / 1000),
-            Spread(self.cost / self.runs, p95_cost / MICRO),
-        )
-
-
 def dashboard_figures(*, period: Period, now: datetime | None = None) -> Figures:
     """Every figure of the dashboard for the runs of `period` up to `now`."""
     now = now or timezone.now()
     since = period.since(now)
-    skills: dict[str, _Group] = defaultdict(_Group)
-    owners: dict[int, list[float]] = defaultdict(lambda: [0.0, 0])
-    reasons: dict[str, int] = defaultdict(int)
-    for row in _main_groups(since):
-        skills[row["skill"]].add(row["reason"], row)
-        owner = owners[row["owner"]]
-        owner[0] += row["cost"] or 0.0
-        owner[1] += row["runs"]
-        reasons[row["reason"]] += row["runs"]
-    helpers: dict[str, _Group] = defaultdict(_Group)
-    for row in _helper_groups(since):
-        helpers[row["agent_type"] or "?"].add(row["reason"] or "", row)
-    runs = sum(reasons.values())
-    by_hour = _by_hour(since)
+    counted = period_tally(since, now)
+    runs = sum(counted.reasons.values())
     paused, extended = _runs_with_event("paused", since), _runs_with_event("extended", since)
     return Figures(
         period=period,
         since=since,
         now=now,
         runs=runs,
-        ended_by_limit=sum(n for reason, n in reasons.items() if reason in LIMIT_REASONS),
+        ended_by_limit=sum(n for reason, n in counted.reasons.items() if reason in LIMIT_REASONS),
         paused=paused,
         extended=extended,
-        spend=sum(owner[0] for owner in owners.values()),
-        helpers=sum(group.runs for group in helpers.values()),
-        reasons=_reason_rows(period, reasons, runs),
+        spend=sum(owner[0] for owner in counted.owners.values()),
+        helpers=sum(group.runs for group in counted.helpers.values()),
+        reasons=_reason_rows(period, counted.reasons, runs),
         # The chart builds its bars' links itself: 720 hours in 30 days.
-        hours=_hours(period, since, now, by_hour, links=False),
-        actions=_action_rows(period, since, paused, extended),
-        agents=_agent_rows(period, skills, helpers),
-        days=_day_rows(period, since, now, by_hour),
-        users=_user_rows(period, owners),
-        stuck=_stuck_rows(period, since),
-        recommendations=_recommendations(period, skills, helpers),
+        hours=_hours(period, since, now, counted.hours, links=False),
+        actions=_action_rows(period, counted.ended_by_action, paused, extended),
+        agents=_agent_rows(period, counted.skills, counted.helpers),
+        days=_day_rows(period, since, now, counted.hours),
+        users=_user_rows(period, counted.owners),
+        stuck=_stuck_rows(period, counted.stuck),
+        recommendations=_recommendations(period, counted.skills, counted.helpers),
     )
 
 
-def finished_runs(since: datetime) -> QuerySet[Run]:
-    """The runs created since `since` that have finished."""
-    return Run.objects.filter(status=RunStatus.FINISHED, created_at__gte=since)
-
-
-def _micro_dollars(expression: Any) -> Cast:
-    """A cost in millionths of a dollar, as runs keep it (whole: quicker to list)."""
-    return Cast(Round(expression * MICRO), BigIntegerField())
-
-
-def _main_groups(since: datetime) -> Iterable[Mapping[str, Any]]:
-    """Finished runs by skill, owner and reason: counts, sums, and the values of the
-    counters whose percentiles are shown (tokens of completed runs only)."""
+def _spreads(group: Group) -> tuple[Spread, Spread, Spread]:
+    """The average and 95th percentile of a group's iterations, seconds and cost."""
+    if not group.runs:
+        return Spread(None, None), Spread(None, None), Spread(None, None)
+    p95_ms = group.elapsed_counts.percentile() or 0
+    p95_cost = group.cost_counts.percentile() or 0
     return (
-        finished_runs(since)
-        .order_by()
-        .values("reason", skill=F("conversation__skill"), owner=F("conversation__owner_id"))
-        .annotate(
-            runs=Count("*"),
-            cost=Sum("cost_usd"),
-            iterations_sum=Sum("iterations"),
-            elapsed_sum=Sum("elapsed_ms"),
-            iteration_values=ValueList("iterations"),
-            elapsed_values=ValueList("elapsed_ms"),
-            cost_values=ValueList(_micro_dollars(F("cost_usd"))),
-            token_values=ValueList("tokens", filter=Q(reason=COMPLETED)),
-        )
+        Spread(group.iterations / group.runs, group.iteration_counts.percentile()),
+        Spread(group.elapsed_ms / group.runs / 1000, p95_ms / 1000),
+        Spread(group.cost / group.runs, p95_cost / MICRO),
     )
-
-
-def _helper_groups(since: datetime) -> Iterable[Mapping[str, Any]]:
-    """Helpers that finished since `since`, by type and reason, with their counters."""
-
-    def counter(name: str, kind: type[Field[Any, Any]] = IntegerField) -> Cast:
-        return Cast(JsonText("data", "counters", name), kind())
-
-    return (
-        RunEvent.objects.filter(type="subagent.finished", created_at__gte=since)
-        .order_by()
-        .values(agent_type=JsonText("data", "agent_type"), reason=JsonText("data", "reason"))
-        .annotate(
-            runs=Count("*"),
-            cost=Sum(counter("cost_usd", FloatField)),
-            iterations_sum=Sum(counter("iterations")),
-            elapsed_sum=Sum(counter("elapsed_ms")),
-            iteration_values=ValueList(counter("iterations")),
-            elapsed_values=ValueList(counter("elapsed_ms")),
-            cost_values=ValueList(_micro_dollars(counter("cost_usd", FloatField))),
-            token_values=ValueList(counter("tokens")),
-        )
-    )
-
-
-def _events(kind: str, since: datetime) -> QuerySet[RunEvent]:
-    return RunEvent.objects.filter(type=EVENTS[kind], created_at__gte=since).order_by()
 
 
 def _runs_with_event(kind: str, since: datetime) -> int:
-    return int(_events(kind, since).aggregate(runs=Count("run", distinct=True))["runs"])
+    return int(tallies.events(kind, since).aggregate(runs=Count("run", distinct=True))["runs"])
 
 
 def _utc_hours(since: datetime, now: datetime) -> list[tuple[str, datetime]]:
@@ -362,28 +238,11 @@ def _utc_hours(since: datetime, now: datetime) -> list[tuple[str, datetime]]:
     return hours
 
 
-def _by_hour(since: datetime) -> dict[str, dict[str, Any]]:
-    """Finished runs by the UTC hour they started: how many, their cost, and how many
-    a limit ended."""
-    rows = (
-        finished_runs(since)
-        .order_by()
-        .annotate(hour=UtcHour("created_at"))
-        .values("hour")
-        .annotate(
-            runs=Count("*"),
-            cost=Sum("cost_usd"),
-            ended=Count("id", filter=Q(reason__in=LIMIT_REASONS)),
-        )
-    )
-    return {hour_key(row["hour"]): dict(row) for row in rows}
-
-
 def limit_hits_by_hour(*, period: Period, now: datetime | None = None) -> list[HourRow]:
     """The hours of `period` in which a limit was hit, newest first."""
     now = now or timezone.now()
     since = period.since(now)
-    hours = _hours(period, since, now, _by_hour(since))
+    hours = _hours(period, since, now, period_tally(since, now).hours)
     return [row for row in reversed(hours) if row.total]
 
 
@@ -391,49 +250,40 @@ def _hours(
     period: Period,
     since: datetime,
     now: datetime,
-    by_hour: dict[str, dict[str, Any]],
+    by_hour: Mapping[str, Hour],
     *,
     links: bool = True,
 ) -> list[HourRow]:
     """Limit hits per hour: runs ended by a limit (by the hour they started), and runs
     paused or extended (by the hour it happened)."""
-    counts = {"ended": {hour: row["ended"] for hour, row in by_hour.items()}}
-    for kind in EVENTS:
-        rows = (
-            _events(kind, since)
-            .annotate(hour=UtcHour("created_at"))
-            .values("hour")
-            .annotate(runs=Count("run", distinct=True))
-            .values_list("hour", "runs")
-        )
-        counts[kind] = {hour_key(hour): runs for hour, runs in rows}
     filters = {
         "ended": {"reason": ANY_LIMIT},
         "paused": {"event": "paused"},
         "extended": {"event": "extended"},
     }
 
-    def link(kind: str, hour: str) -> str:  # only where there are runs
-        if not links or not counts[kind].get(hour):
-            return ""
-        return run_list_url(period, hour=hour, **filters[kind])
+    def link(kind: str, hour: str, runs: int) -> str:  # only where there are runs
+        return run_list_url(period, hour=hour, **filters[kind]) if links and runs else ""
 
-    return [
-        HourRow(
-            hour=hour,
-            start=start,
-            ended=counts["ended"].get(hour, 0),
-            paused=counts["paused"].get(hour, 0),
-            extended=counts["extended"].get(hour, 0),
-            ended_href=link("ended", hour),
-            paused_href=link("paused", hour),
-            extended_href=link("extended", hour),
+    rows = []
+    for hour, start in _utc_hours(since, now):
+        counts = by_hour.get(hour) or Hour()
+        rows.append(
+            HourRow(
+                hour=hour,
+                start=start,
+                ended=counts.ended,
+                paused=counts.paused,
+                extended=counts.extended,
+                ended_href=link("ended", hour, counts.ended),
+                paused_href=link("paused", hour, counts.paused),
+                extended_href=link("extended", hour, counts.extended),
+            )
         )
-        for hour, start in _utc_hours(since, now)
-    ]
+    return rows
 
 
-def _reason_rows(period: Period, reasons: dict[str, int], runs: int) -> list[ReasonRow]:
+def _reason_rows(period: Period, reasons: Mapping[str, int], runs: int) -> list[ReasonRow]:
     return [
         ReasonRow(
             reason=reason,
@@ -447,18 +297,11 @@ def _reason_rows(period: Period, reasons: dict[str, int], runs: int) -> list[Rea
     ]
 
 
-def _action_rows(period: Period, since: datetime, paused: int, extended: int) -> list[ActionRow]:
+def _action_rows(
+    period: Period, ended: Mapping[str, int], paused: int, extended: int
+) -> list[ActionRow]:
     """Limit hits by the limit action in force: runs a limit ended under each action,
     and the runs paused (only `pause` pauses) and extended (only `extend` extends)."""
-    ended = dict(
-        Run.objects.filter(
-            status=RunStatus.FINISHED, created_at__gte=since, reason__in=LIMIT_REASONS
-        )
-        .order_by()
-        .values("limit_action")
-        .annotate(runs=Count("id"))
-        .values_list("limit_action", "runs")
-    )
     actions = [action.value for action in LimitAction]
     actions += sorted(action for action in ended if action and action not in actions)
     return [
@@ -480,7 +323,7 @@ def _skill_title(name: str) -> str:
 
 
 def _agent_rows(
-    period: Period, skills: dict[str, _Group], helpers: dict[str, _Group]
+    period: Period, skills: Mapping[str, Group], helpers: Mapping[str, Group]
 ) -> list[AgentRow]:
     rows = []
     names = [skill.name for skill in SKILLS]
@@ -495,11 +338,11 @@ def _agent_rows(
 
 
 def _agent_row(
-    period: Period, group: _Group | None, agent_type: str, of_skill: str, label: str, **runs: str
+    period: Period, group: Group | None, agent_type: str, of_skill: str, label: str, **runs: str
 ) -> AgentRow:
     """One agent type's (or skill's) row; `runs` filters the run list behind it."""
-    group = group or _Group()
-    iterations, seconds, cost = group.spreads()
+    group = group or Group()
+    iterations, seconds, cost = _spreads(group)
     return AgentRow(
         agent_type=agent_type,
         skill=of_skill,
@@ -516,7 +359,7 @@ def _agent_row(
 
 
 def _day_rows(
-    period: Period, since: datetime, now: datetime, by_hour: dict[str, dict[str, Any]]
+    period: Period, since: datetime, now: datetime, by_hour: Mapping[str, Hour]
 ) -> list[DayRow]:
     """Spend per day in the site's time zone, summed from spend per UTC hour."""
     days: dict[date, list[float]] = {}
@@ -524,17 +367,19 @@ def _day_rows(
     while day <= timezone.localdate(now):
         days[day] = [0.0, 0]
         day += timedelta(days=1)
-    for hour, row in by_hour.items():
+    for hour, counts in by_hour.items():
+        if not counts.runs:
+            continue
         totals = days.setdefault(timezone.localdate(hour_start(hour)), [0.0, 0])
-        totals[0] += row["cost"] or 0.0
-        totals[1] += row["runs"]
+        totals[0] += counts.cost
+        totals[1] += counts.runs
     return [
         DayRow(day=day, cost=cost, runs=int(runs), href=run_list_url(period, day=day.isoformat()))
         for day, (cost, runs) in sorted(days.items())
     ]
 
 
-def _user_rows(period: Period, owners: dict[int, list[float]]) -> list[UserRow]:
+def _user_rows(period: Period, owners: Mapping[int, list[float]]) -> list[UserRow]:
     top = sorted(owners.items(), key=lambda item: (-item[1][0], -item[1][1], item[0]))[:TOP_USERS]
     names = dict(User.objects.filter(pk__in=[pk for pk, _ in top]).values_list("pk", "username"))
     return [
@@ -549,23 +394,8 @@ def _user_rows(period: Period, owners: dict[int, list[float]]) -> list[UserRow]:
     ]
 
 
-def _stuck_rows(period: Period, since: datetime) -> list[StuckRow]:
+def _stuck_rows(period: Period, patterns: Mapping[str, int]) -> list[StuckRow]:
     """The patterns runs stopped for no progress were stuck in, most frequent first."""
-    notices = (
-        Message.objects.filter(
-            role=Role.SYSTEM,
-            content__startswith=STUCK_NOTICE_START,
-            run__status=RunStatus.FINISHED,
-            run__reason=TerminationReason.NO_PROGRESS,
-            run__created_at__gte=since,
-        )
-        .order_by()
-        .values("content")
-        .annotate(runs=Count("run", distinct=True))
-    )
-    patterns: dict[str, int] = defaultdict(int)
-    for row in notices:
-        patterns[stuck_pattern(row["content"])] += row["runs"]
     top = sorted(patterns.items(), key=lambda item: (-item[1], item[0]))[:TOP_PATTERNS]
     return [
         StuckRow(
@@ -578,20 +408,20 @@ def _stuck_rows(period: Period, since: datetime) -> list[StuckRow]:
 
 
 def _recommendations(
-    period: Period, skills: dict[str, _Group], helpers: dict[str, _Group]
+    period: Period, skills: Mapping[str, Group], helpers: Mapping[str, Group]
 ) -> list[Recommendation]:
     site = SiteDefaults.config()
     operator = operator_limits()
     rows = []
     for skill in SKILLS:
         config = skill.config(site, operator)
-        group = skills.get(skill.name, _Group())
+        group = skills.get(skill.name) or Group()
         rows.append(
             Recommendation(
                 agent_type=MAIN_AGENT,
                 skill=skill.name,
                 label=f"Oracle · {skill.title}",
-                completed=len(group.completed_iterations),
+                completed=group.completed_iterations.total(),
                 stopped_at_iterations=group.stopped_at_iterations,
                 stopped_at_tokens=group.stopped_at_tokens,
                 current=Limits(config.max_iterations, config.token_budget),
@@ -602,13 +432,13 @@ def _recommendations(
             )
         )
     for row in AgentTypeLimits.objects.order_by("name"):
-        group, limits = helpers.get(row.name, _Group()), row.limits()
+        group, limits = helpers.get(row.name) or Group(), row.limits()
         rows.append(
             Recommendation(
                 agent_type=row.name,
                 skill="",
                 label=f"Helper · {row.name}",
-                completed=len(group.completed_iterations),
+                completed=group.completed_iterations.total(),
                 stopped_at_iterations=group.stopped_at_iterations,
                 stopped_at_tokens=group.stopped_at_tokens,
                 current=Limits(limits["max_iterations"], limits["token_budget"]),
@@ -688,12 +518,12 @@ def _time_span(filters: RunFilters) -> tuple[datetime, datetime] | None:
 def _main_runs(filters: RunFilters, since: datetime) -> QuerySet[Run]:
     span = _time_span(filters)
     if filters.event:
-        events = _events(filters.event, since)
+        events = tallies.events(filters.event, since)
         if span:
             events = events.filter(created_at__gte=span[0], created_at__lt=span[1])
         runs = Run.objects.filter(pk__in=events.values("run"))
     else:
-        runs = finished_runs(since)
+        runs = tallies.finished_runs(since)
         if span:
             runs = runs.filter(created_at__gte=span[0], created_at__lt=span[1])
     if filters.skill:
@@ -754,9 +584,7 @@ def _main_rows(runs: Sequence[Run]) -> list[RunRow]:
 
 
 def _helper_runs(filters: RunFilters, since: datetime) -> QuerySet[RunEvent]:
-    events = RunEvent.objects.filter(
-        type="subagent.finished", created_at__gte=since, data__agent_type=filters.agent
-    )
+    events = tallies.helpers_finished(since).filter(data__agent_type=filters.agent)
     span = _time_span(filters)
     if span:
         events = events.filter(created_at__gte=span[0], created_at__lt=span[1])

@@ -20,8 +20,8 @@ from django.db.models import Q, QuerySet, Sum
 from django.utils import timezone
 
 from agents.config import OperatorLimits
-from agents.state import AgentState, Metric
-from agents.wording import number
+from agents.state import AgentState, LimitHit, Metric, TerminationReason
+from agents.wording import number, spending_cap, stop_notice
 from chat.models import Run
 from ops.models import SpendCaps
 
@@ -62,29 +62,63 @@ def run_cost_limits(
 
     `run` itself counts with what it spent before this claim's round: a continued run
     starts a round from 0, a resumed one goes on counting its round (`state.round`)."""
-    caps = SpendCaps.load()
-    user_cap, site_cap = caps.user_cap(), caps.site_cap()
+    in_this_round = state.round.cost_usd if state is not None and action == "resume" else 0.0
+    return daily_cost_limits(
+        operator,
+        owner_id=run.conversation.owner_id,
+        runs=Run.objects.exclude(pk=run.pk),
+        spent_before=max(0.0, run.cost_usd - in_this_round),
+        now=now,
+    )
+
+
+def daily_cost_limits(
+    operator: OperatorLimits,
+    *,
+    owner_id: int | None,
+    runs: QuerySet[Run] | None = None,
+    spent_before: float = 0.0,
+    caps: SpendCaps | None = None,
+    now: datetime | None = None,
+) -> OperatorLimits:
+    """The operator's limits with the cost cap lowered to what is left today of the
+    user's daily cap (none without a user: `ask` with no `--user`) and the site's.
+    `runs` are the runs counted (all of them unless told); `spent_before` is added;
+    `caps` are the staff's (read from the database unless given)."""
+    caps = caps or SpendCaps.load()
+    user_cap = caps.user_cap() if owner_id is not None else None
+    site_cap = caps.site_cap()
     if user_cap is None and site_cap is None:
         return operator
     now = now or timezone.now()
-    in_this_round = state.round.cost_usd if state is not None and action == "resume" else 0.0
-    before = max(0.0, run.cost_usd - in_this_round)
-    others = Run.objects.exclude(pk=run.pk)
+    runs = Run.objects.all() if runs is None else runs
     left: list[tuple[float, str]] = []
     if user_cap is not None:
-        owners = others.filter(conversation__owner_id=run.conversation.owner_id)
-        spent = _spent_today(owners, now) + before
+        spent = _spent_today(runs.filter(conversation__owner_id=owner_id), now) + spent_before
         left.append(
             (user_cap - spent, f"the daily spending cap for your account ({_usd(user_cap)})")
         )
     if site_cap is not None:
-        spent = _spent_today(others, now) + before
+        spent = _spent_today(runs, now) + spent_before
         left.append((site_cap - spent, f"the site's daily spending cap ({_usd(site_cap)})"))
     remaining, name = min(left, key=lambda cap: cap[0])  # min keeps the first of equals
     remaining = round(max(0.0, remaining), 6)  # a float sum's crumbs are nothing left
     if remaining >= operator.max_cost_usd:
         return operator
     return replace(operator, max_cost_usd=remaining, cost_cap_name=name, cost_cap_note=RESETS)
+
+
+def used_up_cap(owner_id: int, *, now: datetime | None = None) -> str | None:
+    """What to tell a user who asks for another round while the daily spending cap of
+    their account or of the site is used up ("The daily spending cap for your account
+    ($2.00) is used up; it resets at 00:00 UTC."); None while both have money left."""
+    limits = daily_cost_limits(OperatorLimits(), owner_id=owner_id, now=now)
+    if not limits.cost_cap_name or limits.max_cost_usd > 0:
+        return None
+    hit = LimitHit(
+        Metric.COST, 0.0, 0.0, detail=spending_cap(limits.cost_cap_name, limits.cost_cap_note)
+    )
+    return stop_notice(TerminationReason.COST_BUDGET, hit)
 
 
 def _usd(amount: float) -> str:

@@ -36,6 +36,8 @@ async def test_a_used_up_cap_ends_the_run_before_the_first_call_whatever_the_act
     assert outcome.result.final_text == (
         "Stopped: the daily spending cap for your account ($2.00) is used up."
     )
+    # Continue cannot help before the cap renews: the page offers none.
+    assert notice["problem"] == outcome.finished["problem"] == "spending_cap"
 
 
 async def test_a_run_stops_when_it_has_spent_what_was_left_of_the_cap(run):
@@ -90,6 +92,7 @@ async def test_the_users_own_lower_cost_limit_still_speaks_for_itself(run):
     assert outcome.reason == "cost_budget"
     assert outcome.result.final_text.startswith("Stopped: reached the cost limit ($0.03")
     assert "daily" not in outcome.notices()[-1]["text"]
+    assert outcome.notices()[-1]["problem"] is None  # Continue can give it another round
 
 
 async def test_the_per_run_cap_without_a_name_keeps_its_usual_words(run):

@@ -7,7 +7,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from dashboard.aggregates import percentile
+from dashboard.aggregates import Distribution, percentile
 from dashboard.periods import period_named
 from dashboard.recommendations import MIN_RUNS, Limits, Recommendation, advise
 from dashboard.selectors import dashboard_figures
@@ -28,13 +28,18 @@ def test_the_percentile_is_the_nearest_rank() -> None:
 def test_advice_lets_95_percent_of_completed_runs_finish() -> None:
     iterations = list(range(1, 41))  # 40 runs: the 38th needs 38 iterations
     tokens = [1_000 * n + 1 for n in range(1, 41)]
-    assert advise(iterations, tokens) == Limits(max_iterations=38, token_budget=39_000)
+    assert advise(Distribution.of(iterations), Distribution.of(tokens)) == Limits(
+        max_iterations=38, token_budget=39_000
+    )
 
 
 def test_advice_needs_enough_runs_and_stays_within_the_bounds() -> None:
-    assert advise([3] * (MIN_RUNS - 1), [900] * (MIN_RUNS - 1)) is None
-    assert advise([80] * MIN_RUNS, [250_000] * MIN_RUNS) == Limits(50, 200_000)
-    assert advise([1] * MIN_RUNS, [10] * MIN_RUNS) == Limits(1, 1_000)
+    few = Distribution.of([3] * (MIN_RUNS - 1)), Distribution.of([900] * (MIN_RUNS - 1))
+    assert advise(*few) is None
+    many = Distribution.of([80] * MIN_RUNS), Distribution.of([250_000] * MIN_RUNS)
+    assert advise(*many) == Limits(50, 200_000)
+    little = Distribution.of([1] * MIN_RUNS), Distribution.of([10] * MIN_RUNS)
+    assert advise(*little) == Limits(1, 1_000)
 
 
 @pytest.mark.django_db

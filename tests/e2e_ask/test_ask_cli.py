@@ -158,6 +158,18 @@ def test_the_operators_time_cap_ends_a_run_with_a_longer_timeout(ask, server):
     assert run.finished["elapsed_ms"] < 5_000, "the operator's 2 s cap did not apply"
 
 
+def test_the_sites_daily_spending_cap_holds_in_ask_too(ask, server):
+    server.set_script([{"text": "An answer that would cost money."}])
+
+    run = ask("Hello", "--json", server=server, ORACLE_SITE_DAILY_COST_USD="0")
+
+    assert run.finished["reason"] == "cost_budget"
+    assert run.returncode == 1
+    assert server.requests == [], "the run called the model past the site's daily cap"
+    (notice,) = [e for e in run.of_type("system.notice") if e.get("reason") == "cost_budget"]
+    assert notice["text"].startswith("The site's daily spending cap ($0.00) is used up")
+
+
 def test_a_model_the_operator_does_not_offer_is_a_clear_error_with_status_2(ask, server):
     run = ask("Hello", "--json", "--model", "openai/gpt-4o", server=server)
 

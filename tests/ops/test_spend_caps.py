@@ -213,6 +213,35 @@ def test_staff_edit_the_caps_in_the_admin(caps: SpendCaps, admin_client: Client)
     assert (caps.user_daily_cost_usd, caps.site_daily_cost_usd) == (Decimal("2.00"), None)
 
 
+def test_the_page_offers_no_continue_while_the_cap_is_used_up(
+    caps: SpendCaps, alice: User, client: Client
+) -> None:
+    set_caps(caps, user="2.00")
+    spent(alice, 2.5, started=datetime.now(UTC), finished=datetime.now(UTC))
+    run = queued_run(alice)
+    Run.objects.filter(pk=run.pk).update(status=RunStatus.FINISHED, reason="cost_budget")
+    Message.objects.create(
+        conversation=run.conversation, run=run, seq=2, role=Role.SYSTEM,
+        content="The daily spending cap for your account ($2.00) is used up; it resets at "
+        "00:00 UTC.",
+        metadata={"severity": "warning", "metric": "cost", "reason": "cost_budget",
+                  "problem": "spending_cap"},
+    )  # fmt: skip
+    client.force_login(alice)
+    page = f"/c/{run.conversation.pk}/"
+    continue_url = f"/api/runs/{run.pk}/continue/"
+
+    used_up = client.get(page).content.decode()
+    refused = client.post(continue_url)
+    set_caps(caps, user="5.00")  # staff raise the cap: another round can run
+    renewed = client.get(page).content.decode()
+
+    assert "is used up; it resets at 00:00 UTC." in used_up
+    assert continue_url not in used_up
+    assert refused.status_code == 409
+    assert continue_url in renewed
+
+
 # --- on the real stack -----------------------------------------------------------------
 
 SEED = """
@@ -258,8 +287,16 @@ def test_used_up_daily_caps_stop_runs_at_once_on_the_real_stack(
         seed(stack, spend={"caps-jack": 3.0}, user="Decimal('2.00')", site="Decimal('5.00')")
         kates_conversation, kates_run = start_conversation(kate, "What is 2+2?")
         kates = wait_until_finished(kate, kates_run)
+        # Another round would stop at once: Continue is refused, saying why.
+        refused = ivy.post(f"/api/runs/{ivys_run}/continue/")
     finally:
         seed(stack, spend={}, user="None", site="None")
+
+    assert refused.status_code == 409
+    assert refused.json()["error"] == (  # both are used up: hers is named
+        "The daily spending cap for your account ($2.00) is used up; it resets at 00:00 UTC."
+    )
+    assert ivy.get(f"/api/runs/{ivys_run}/").json()["status"] == "finished"  # unchanged
 
     assert (ivys["reason"], ivys["iterations"]) == ("cost_budget", 0)
     assert system_message(ivy, ivys_conversation) == (

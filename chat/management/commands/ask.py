@@ -16,15 +16,18 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import DatabaseError
 
 from agents.cancel import CancelToken
-from agents.config import AgentConfig, ConfigError
+from agents.config import AgentConfig, ConfigError, OperatorLimits
 from agents.events import Event
 from agents.loop import RunDeps, start_run, stop_paused_run
 from agents.offline_model import OFFLINE_MODEL_NAME
 from agents.skills import UnknownSkillError, skill_named, skill_names
 from agents.state import RunStatus, TerminationReason
 from agents.subagents import DEFAULT_AGENT_TYPES, DELEGATE_TOOL, AgentType
+from chat.models import Run
 from chat.runner import model_for, model_name
 from chat.tools import run_tools
+from ops.caps import daily_cost_limits
+from ops.models import SpendCaps
 from settings_ui.policy import config_from_raw
 from settings_ui.selectors import subagent_types
 from settings_ui.services import agent_config_for, operator_limits
@@ -94,7 +97,10 @@ class Command(BaseCommand):
         agent_types = _subagent_types() if skill.allows_tool(DELEGATE_TOOL) else []
         tools = run_tools(user_id=user.pk if user is not None else None, agent_types=agent_types)
         model = model_for(model_name(config))
-        deps = RunDeps(model=model, tree=skill.tree(config, operator_limits()), tools=tools)
+        # The daily spending caps hold here too: the user's with --user, the site's always.
+        # (What a run here spends is not kept, so it does not count toward them.)
+        limits = _limits(user.pk if user is not None else None)
+        deps = RunDeps(model=model, tree=skill.tree(config, limits), tools=tools)
         printer = JsonPrinter(self.stdout) if options["json"] else TranscriptPrinter(self.stdout)
         # Only events go to stdout; anything else printed during the run goes to stderr.
         with contextlib.redirect_stdout(sys.stderr):
@@ -131,6 +137,17 @@ def _config_from_flags(options: dict[str, Any], base: AgentConfig | None) -> Age
             for field, msgs in error.errors.items()
         ]
         raise CommandError("\n".join(lines), returncode=USAGE_ERROR) from None
+
+
+def _limits(user_id: int | None) -> OperatorLimits:
+    """The operator's caps, the cost cap lowered to what is left of today's spending
+    caps; with no database to ask, the environment's caps with nothing spent."""
+    try:
+        return daily_cost_limits(operator_limits(), owner_id=user_id)
+    except DatabaseError:
+        return daily_cost_limits(
+            operator_limits(), owner_id=None, runs=Run.objects.none(), caps=SpendCaps()
+        )
 
 
 def _subagent_types() -> list[AgentType]:
