@@ -4,7 +4,8 @@ the API look too when asked about a run, so this also works with no worker left.
 
 It also takes runs that stayed `queued` with no task behind them (posted while the
 broker was away, or lost with its data): the claim makes sure each runs once.
-On the worker's shutdown, the runs it hosts get a grace period to finish."""
+On the worker's shutdown, the runs it hosts get a grace period to finish. Once a minute
+it also evaluates the operator's alerts and counts the staff dashboard's day tallies."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ def _sweep_forever() -> None:
         runs_mark_interrupted,
         runs_waiting_for_a_worker,
     )
+    from dashboard.tallies import keep_up_if_due
     from ops.alerts import alerts_evaluate_if_due
 
     interval = max(1.0, settings.ORACLE_RUN_HEARTBEAT_TIMEOUT / 3)
@@ -46,6 +48,10 @@ def _sweep_forever() -> None:
                 alerts_evaluate_if_due()  # the last full hour against the alert thresholds
             except Exception:  # the same: the next minute tries again
                 logger.exception("could not evaluate the alerts")
+            try:
+                keep_up_if_due()  # the dashboard's day tallies, before a page needs them
+            except Exception:
+                logger.exception("could not count the dashboard's day tallies")
             finally:
                 close_old_connections()  # a pooled connection goes back
     finally:

@@ -5,8 +5,9 @@ read a few dozen rows, not every run of the period.
 A period (the last 24 hours, 7 days, 30 days) is its whole UTC days in between, read
 from their `DayTally` rows, and the parts of a day at either end, counted from the runs.
 A day is tallied once it has ended (and a few minutes more, so that what was written
-just before midnight is committed). Its tally is counted again when it is stale: one of
-the day's runs finished or was queued again (Continue, Resume) since it was counted.
+just before midnight is committed), by the worker's sweeper or else by the first page
+that needs it. Its tally is counted again when it is stale: one of the day's runs
+finished or was queued again (Continue, Resume) since it was counted.
 
 Percentiles come from counts of values: iterations exactly, tokens rounded up to a
 thousand (the recommendation's own step, so the advice is exact), seconds and cost
@@ -15,10 +16,11 @@ rounded up to three significant figures (1,234 ms counts as 1,240 ms).
 
 from __future__ import annotations
 
+import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -42,6 +44,8 @@ from chat.models import Message, Role, Run, RunEvent, RunStatus
 from dashboard.aggregates import Distribution, JsonText, UtcHour, ValueList, hour_key, values_of
 from dashboard.filters import EVENTS, STUCK_NOTICE_START, stuck_pattern
 from dashboard.models import DayTally
+from dashboard.periods import PERIODS
+from ops.alerts import Throttle
 
 COMPLETED = TerminationReason.COMPLETED.value
 ITERATION_STOPS = {
@@ -53,6 +57,8 @@ MICRO = 1_000_000  # costs are counted in millionths of a dollar
 TOKEN_STEP = 1_000  # tokens are counted to the thousand above (the advice's step)
 FIGURES = 3  # seconds and cost are counted to three significant figures, rounded up
 SETTLE = timedelta(minutes=5)  # a day is tallied this long after it ends
+COMMITTED = timedelta(minutes=1)  # what was written this long ago is committed
+KEEP_UP_EVERY_SECONDS = 60
 VERSION = 2  # of a tally's JSON: a tally of another version is counted again
 
 
@@ -383,13 +389,19 @@ def _stuck_notices(start: datetime, end: datetime | None) -> Iterable[tuple[str,
 
 
 def _midnight(day: date) -> datetime:
-    return datetime.combine(day, time.min, tzinfo=UTC)
+    return datetime(day.year, day.month, day.day, tzinfo=UTC)
+
+
+def _whole_days(since: datetime, now: datetime) -> tuple[date, date]:
+    """The first and last whole, settled UTC days in [since, now] (first > last: none)."""
+    first = since.astimezone(UTC).date() + timedelta(days=1)
+    last = (now - SETTLE).astimezone(UTC).date() - timedelta(days=1)
+    return first, last
 
 
 def period_tally(since: datetime, now: datetime) -> Tally:
     """What the runs started in [since, now] add up to."""
-    first = since.astimezone(UTC).date() + timedelta(days=1)  # the first whole day
-    last = (now - SETTLE).astimezone(UTC).date() - timedelta(days=1)  # the last, settled
+    first, last = _whole_days(since, now)
     if first > last:
         return tally(since)
     result = tally(since, _midnight(first))
@@ -399,32 +411,51 @@ def period_tally(since: datetime, now: datetime) -> Tally:
     return result
 
 
+def keep_up(now: datetime, span: timedelta) -> int:
+    """Count the day tallies of the last `span` that are missing or stale, so that the
+    page does not have to (the worker's sweeper calls it): how many it counted."""
+    first, last = _whole_days(now - span, now)
+    due = _days_to_count(first, last)
+    for day in sorted(due):
+        _count(day)
+    return len(due)
+
+
+_keeping_up = Throttle(KEEP_UP_EVERY_SECONDS)
+
+
+def keep_up_if_due() -> int:
+    """`keep_up` for the longest period when this process has not in the last minute."""
+    if not _keeping_up.due(time.monotonic()):
+        return 0
+    return keep_up(timezone.now(), max(period.span for period in PERIODS))
+
+
 def _day_tallies(first: date, last: date) -> list[Tally]:
     """The tallies of the UTC days from `first` to `last`, counted again where missing,
     of another version, or stale."""
-    kept = {row.day: row for row in DayTally.objects.filter(day__gte=first, day__lte=last)}
-    fresh = {day: row for day, row in kept.items() if row.data.get("version") == VERSION}
-    stale = _stale_days(fresh, first, last)
-    result = []
-    day = first
-    while day <= last:
-        row = fresh.get(day)
-        if row is None or day in stale:
-            counted = tally(_midnight(day), _midnight(day + timedelta(days=1)))
-            _keep(day, counted)
-            result.append(counted)
-        else:
-            result.append(Tally.from_json(row.data))
-        day += timedelta(days=1)
-    return result
+    counted = {day: _count(day) for day in _days_to_count(first, last)}
+    kept = DayTally.objects.filter(day__gte=first, day__lte=last).exclude(day__in=counted)
+    return [*counted.values(), *(Tally.from_json(row.data) for row in kept)]
 
 
-def _stale_days(kept: Mapping[date, DayTally], first: date, last: date) -> set[date]:
+def _days_to_count(first: date, last: date) -> set[date]:
+    """The days from `first` to `last` with no tally of this version, or a stale one."""
+    kept = dict(
+        DayTally.objects.filter(day__gte=first, day__lte=last, data__version=VERSION).values_list(
+            "day", "counted_at"
+        )
+    )
+    days = {first + timedelta(days=n) for n in range((last - first).days + 1)}
+    return (days - kept.keys()) | _stale_days(kept, first, last)
+
+
+def _stale_days(kept: Mapping[date, datetime], first: date, last: date) -> set[date]:
     """The kept days one of whose runs finished or was queued again since it was counted
-    (less a few minutes: a run may have finished just before, committed just after)."""
+    (less a minute: a run may have finished just before, and committed just after)."""
     if not kept:
         return set()
-    since = min(row.counted_at for row in kept.values()) - SETTLE
+    since = min(kept.values()) - COMMITTED
     changed = (
         Run.objects.filter(
             Q(finished_at__gte=since) | Q(queued_at__gte=since),
@@ -440,7 +471,7 @@ def _stale_days(kept: Mapping[date, DayTally], first: date, last: date) -> set[d
     for row in changed:
         day = hour_start_day(row["hour"])
         latest = max(t for t in (row["finished"], row["queued"]) if t is not None)
-        if day in kept and latest >= kept[day].counted_at - SETTLE:
+        if day in kept and latest >= kept[day] - COMMITTED:
             stale.add(day)
     return stale
 
@@ -450,12 +481,16 @@ def hour_start_day(hour: str | datetime) -> date:
     return date(int(key[:4]), int(key[5:7]), int(key[8:10]))
 
 
-def _keep(day: date, counted: Tally) -> None:
-    """Keep a day's tally. Two pages counting the same day at once count the same."""
+def _count(day: date) -> Tally:
+    """Count a day's tally from its runs and keep it. Two pages (or a page and the
+    sweeper) counting the same day at once count the same."""
+    began = timezone.now()
+    counted = tally(_midnight(day), _midnight(day + timedelta(days=1)))
     try:
         with transaction.atomic():
             DayTally.objects.update_or_create(
-                day=day, defaults={"data": counted.to_json(), "counted_at": timezone.now()}
+                day=day, defaults={"data": counted.to_json(), "counted_at": began}
             )
     except IntegrityError:  # another page kept it first (PostgreSQL): theirs will do
         pass
+    return counted

@@ -14,7 +14,7 @@ from chat.models import Run, RunStatus
 from dashboard.models import DayTally
 from dashboard.periods import period_named
 from dashboard.selectors import dashboard_figures
-from dashboard.tallies import Tally, period_tally, rounded_up, tally
+from dashboard.tallies import Tally, keep_up, period_tally, rounded_up, tally
 from tests.dashboard.conftest import NOW, Helper, make_run
 
 pytestmark = pytest.mark.django_db
@@ -102,3 +102,17 @@ def test_seconds_and_cost_percentiles_keep_three_significant_figures(alice: User
     assert row.seconds.p95 == pytest.approx(1.24)
     assert row.seconds.average == pytest.approx(1.234)  # averages are exact
     assert row.cost.p95 == pytest.approx(0.0124)
+
+
+def test_the_sweeper_counts_missing_and_stale_days_before_a_page_needs_them(
+    month: None,
+) -> None:
+    now = timezone.now()
+    counted = keep_up(now, timedelta(days=30))
+    assert counted == DayTally.objects.count() >= 10
+    assert keep_up(now, timedelta(days=30)) == 0  # nothing changed since
+
+    old = Run.objects.filter(created_at__lt=now - timedelta(days=3)).first()
+    assert old is not None
+    Run.objects.filter(pk=old.pk).update(finished_at=timezone.now())  # finished again
+    assert keep_up(now, timedelta(days=30)) == 1
