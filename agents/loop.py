@@ -321,14 +321,13 @@ class _Run:
         state = self.state
         while True:
             self._tick()
-            if self.on_checkpoint is not None:
-                # Between iterations the state is whole: a lost worker resumes from here.
-                await self.on_checkpoint(state)
             if await self.cancel.poll():
                 state.cancel_requested = True
             self._estimate_next_call()
             decision = self.tree.should_continue(state)
             await self._flush_outbox()
+            if isinstance(decision, Pause | Stop):
+                await self._checkpoint()  # a lost worker ends the run again, with no call
             if isinstance(decision, Pause):
                 state.status, state.paused_reason = RunStatus.PAUSED, decision.reason
                 state.limit_hit = decision.hit
@@ -338,7 +337,15 @@ class _Run:
                 return await self.finish(decision.reason)
             self.tree.on_turn_start(state)
             await self._flush_outbox()
+            # Between iterations the state is whole, and the next call's warnings are
+            # given: a lost worker resumes from here, and deciding again gives none of
+            # them twice (a checkpoint before deciding would give them again).
+            await self._checkpoint()
             await self._iteration()
+
+    async def _checkpoint(self) -> None:
+        if self.on_checkpoint is not None:
+            await self.on_checkpoint(self.state)
 
     async def _iteration(self) -> None:
         state = self.state

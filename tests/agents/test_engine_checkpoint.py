@@ -92,3 +92,40 @@ async def test_a_run_lost_while_its_tools_ran_runs_them_again_without_asking_the
     assert (result.state.total.iterations, result.state.total.tool_calls) == (3, 2)
     assert events.types()[:2] == ["run.resumed", "tool.result"]  # announced before the loss
     assert events.of_type("tool.call") == []
+
+
+async def test_a_warning_given_before_a_call_is_not_given_again_when_the_run_resumes() -> None:
+    saved: list[str] = []
+
+    async def keep(state: AgentState) -> None:
+        saved.append(state.to_json())
+
+    steps = [Reply(calls=[Call("calculator", {"expression": f"{n}+{n}"})]) for n in (1, 2, 3)]
+    model = ScriptedModel([*steps, Reply(text="Done.")])
+    tree = DefaultDecisionTree(AgentConfig(max_iterations=5))
+    first = EventCollector()
+    await start_run(
+        "Add", RunDeps(model=model, tree=tree, tools=tool_set()), on_event=first,
+        on_checkpoint=keep,
+    )  # fmt: skip
+    (warning,) = first.of_type("system.notice")  # before the fourth call: two are left
+    assert warning["text"].startswith("Approaching the iteration limit (3 of 5)")
+    # The worker is lost during the fourth call: a new one loads the last checkpoint.
+    (before_fourth,) = [
+        AgentState.from_json(text) for text in saved
+        if AgentState.from_json(text).total.iterations == 3
+        and AgentState.from_json(text).messages[-1]["role"] == "tool"
+    ]  # fmt: skip
+    again = EventCollector()
+
+    resumed = ScriptedModel([Reply(text="Done.")])
+
+    result = await resume_run(
+        before_fourth, RunDeps(model=resumed, tree=tree, tools=tool_set()), on_event=again
+    )
+
+    assert result.final_text == "Done."
+    assert again.of_type("system.notice") == []  # given once, before the worker was lost
+    # The model still gets the wrap-up hint that came with the warning, once.
+    asked = [m["content"] for m in resumed.calls[0].messages if m["role"] == "system"]
+    assert sum("Start wrapping up" in text for text in asked) == 1

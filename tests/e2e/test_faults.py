@@ -5,6 +5,7 @@ the stack serves again with no one restarting anything by hand."""
 
 from __future__ import annotations
 
+import json
 import signal
 import time
 from collections.abc import Iterator
@@ -298,3 +299,34 @@ def test_a_stopped_worker_ends_its_runs_as_interrupted_at_once(
         messages = run.client.get(f"/api/conversations/{run.conversation}/").json()
         assert any("was stopped" in m["content"] for m in messages["messages"])
         assert_resumed_by_itself(run)
+
+
+def test_a_warning_given_just_before_a_worker_is_lost_is_logged_and_shown_once(
+    tmp_path: Path, fake_provider: FakeServer
+) -> None:
+    def calculate(expression: str) -> dict[str, Any]:
+        return {"tool_calls": [{"name": "calculator", "arguments": {"expression": expression}}]}
+
+    with serving(tmp_path, fake_provider) as served:
+        client = served.client(served.create_user("wanda"))
+        # With 5 iterations the warning comes before the fourth: two are left.
+        assert client.patch("/api/settings/", json={"max_iterations": 5}).status_code == 200
+        steps = [calculate("1+1"), calculate("2+2"), calculate("3+3")]
+        fake_provider.set_script([*steps, STREAM, DONE])
+        conversation, run_id = start_conversation(client, "Add, then talk")
+        wait_streaming(client, conversation)  # the fourth call streams: the warning is out
+        served.kill(served.child("worker"))
+
+        completed(client, run_id)  # resumed by itself from before the fourth call
+
+        messages = client.get(f"/api/conversations/{conversation}/").json()["messages"]
+        notices = [m["content"] for m in messages if m["role"] == "system"]
+        log = tmp_path / "var" / "log" / "limits.jsonl"
+        logged = [json.loads(line) for line in log.read_text().splitlines()]
+        logged_warnings = [
+            line for line in logged
+            if line["run_id"] == run_id and line.get("severity") == "warning"
+            and line["event"] == "system.notice"
+        ]  # fmt: skip
+    assert [n for n in notices if n.startswith("Approaching")] == [notices[0]]  # once
+    assert len(logged_warnings) == 1, logged_warnings
