@@ -295,7 +295,9 @@ LOGGING = {
     "handlers": {
         "console": {"class": "logging.StreamHandler"},
         "limits_file": {
-            "class": "logging.handlers.RotatingFileHandler",
+            # The worker and the web side write it at once: a lock file keeps their
+            # rotations apart (the standard library's handler lost lines doing it).
+            "class": "concurrent_log_handler.ConcurrentRotatingFileHandler",
             "filename": str(LIMIT_LOG_FILE),
             "maxBytes": 10 * 1024 * 1024,
             "backupCount": 5,

@@ -9,11 +9,11 @@ import logging
 import uuid
 from collections.abc import Callable
 from datetime import datetime
-from logging.handlers import RotatingFileHandler
 from typing import Any
 
 import httpx
 import pytest
+from concurrent_log_handler import ConcurrentRotatingFileHandler
 from django.conf import settings
 from django.contrib.auth.models import User
 
@@ -233,7 +233,7 @@ async def test_a_run_loaded_without_its_conversation_is_logged_without_querying(
 def test_the_log_file_is_under_the_var_folder_and_rotates_at_10_mb_keeping_five() -> None:
     handlers = logging.getLogger("oracle.limits").handlers
 
-    (file,) = [h for h in handlers if isinstance(h, RotatingFileHandler)]
+    (file,) = [h for h in handlers if isinstance(h, ConcurrentRotatingFileHandler)]
     assert file.baseFilename == str(settings.VAR_DIR / "log" / "limits.jsonl")
     assert (file.maxBytes, file.backupCount) == (10 * 1024 * 1024, 5)
 
