@@ -11,7 +11,13 @@ from django.http import HttpRequest
 
 from agents.config import FIELDS, FIELDS_BY_NAME
 from settings_ui.forms import field_help
-from settings_ui.models import AGENT_TYPE_FIELDS, AgentSettings, AgentTypeLimits
+from settings_ui.models import (
+    AGENT_TYPE_FIELDS,
+    SITE_DEFAULT_FIELDS,
+    AgentSettings,
+    AgentTypeLimits,
+    SiteDefaults,
+)
 
 
 class _ConfigFieldLabels(admin.ModelAdmin):
@@ -44,3 +50,21 @@ class AgentTypeLimitsAdmin(_ConfigFieldLabels):
     list_display = ("name", "enabled", *AGENT_TYPE_FIELDS)
     list_editable = ("enabled",)
     fields = ("name", "description", "enabled", *AGENT_TYPE_FIELDS)
+
+
+@admin.register(SiteDefaults)
+class SiteDefaultsAdmin(_ConfigFieldLabels):
+    """The settings new users start with (and Reset puts back): one row, under
+    AgentConfig's bounds. Deleting it brings back AgentConfig's own defaults. The
+    dashboard's limit recommendations write here too (Apply)."""
+
+    fields = (*SITE_DEFAULT_FIELDS, "updated_at")
+    readonly_fields = ("updated_at",)
+    list_display = ("__str__", *SITE_DEFAULT_FIELDS, "updated_at")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return super().has_add_permission(request) and not SiteDefaults.objects.exists()
+
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        obj.pk = 1  # the one row
+        super().save_model(request, obj, form, change)

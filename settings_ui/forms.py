@@ -13,6 +13,7 @@ from typing import Any
 from django import forms
 
 from agents.config import FIELDS, FIELDS_BY_NAME, AgentConfig, ConfigError, FieldSpec, LimitAction
+from settings_ui.models import SiteDefaults
 from settings_ui.policy import config_from_raw, model_option, operator_limits
 from settings_ui.selectors import model_choices
 
@@ -104,9 +105,11 @@ class AgentConfigForm(forms.Form):
         *,
         config: AgentConfig,
         only: Sequence[str] | None = None,
+        defaults: AgentConfig | None = None,
     ) -> None:
         super().__init__(data)
         self.config = config
+        self.defaults = defaults or SiteDefaults.config()  # what Reset puts back
         for spec in FIELDS:
             if only is None or spec.name in only:
                 self.fields[spec.name] = forms.CharField(
@@ -149,7 +152,7 @@ class AgentConfigForm(forms.Form):
             checked=checked,
             # An ErrorList yields its messages as text (the stubs say ValidationError too).
             errors=[str(e) for e in self.errors.get(name, [])] if self.is_bound else [],
-            help=field_help(spec),
+            help=field_help(spec, getattr(self.defaults, name)),
             choices=choices,
         )
 
@@ -163,11 +166,13 @@ class AgentConfigForm(forms.Form):
         ]
 
 
-def field_help(spec: FieldSpec) -> str:
-    """The help text of a field with its bounds, its default and any operator cap."""
+def field_help(spec: FieldSpec, default: Any = None) -> str:
+    """The help text of a field with its bounds, its default (AgentConfig's unless
+    told: the site's) and any operator cap."""
     text = spec.help_text
     if spec.kind in ("int", "float"):
-        text += f" {bounds_text(spec)}; default {_number(spec.default, spec)}."
+        default = spec.default if default is None else default
+        text += f" {bounds_text(spec)}; default {_number(default, spec)}."
     if spec.name == "unlimited_iterations":
         text += f" (The hard cap is {operator_limits().max_iterations:,} iterations.)"
     return text

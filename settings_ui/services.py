@@ -48,10 +48,10 @@ def agent_config_update(*, user: Any, raw: Mapping[str, object]) -> AgentConfig:
 
 
 def agent_config_reset(*, user: Any) -> AgentConfig:
-    """Put every field back to its default."""
+    """Put every field back to its default: the site's, where the operator set one."""
     with transaction.atomic():
         row = _settings_row(user, for_update=True)
-        config = AgentConfig()
+        config = SiteDefaults.config()
         row.set_config(config)
         row.save()
     return config
