@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -21,6 +22,9 @@ from chat.live import database_read, hub, release_connection
 from chat.models import Conversation, Message, Run, RunEvent, RunStatus
 
 MAX_BODY_BYTES = 256 * 1024
+# What no text field stores: NUL (PostgreSQL refuses it) and lone surrogates (no UTF-8).
+UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+EVENT_NUMBER = re.compile("[0-9]{1,18}")  # ASCII digits: str.isdigit() takes "²" too
 
 
 def _body(request: HttpRequest) -> dict[str, Any]:
@@ -30,10 +34,15 @@ def _body(request: HttpRequest) -> dict[str, Any]:
         return {}
     try:
         data = json.loads(request.body)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):  # nested too deep: not ours
         raise services.InvalidInput({"body": ["Not valid JSON."]}) from None
     if not isinstance(data, dict):
         raise services.InvalidInput({"body": ["Must be a JSON object."]})
+    for name, value in data.items():
+        if isinstance(value, str) and UNSTORABLE.search(value):
+            raise services.InvalidInput(
+                {name: ["Contains a character text cannot hold (NUL or a lone surrogate)."]}
+            )
     return data
 
 
@@ -232,7 +241,7 @@ async def run_events(request: HttpRequest, run_id: str) -> HttpResponse | Stream
         return problem
     assert run is not None
     raw_last = request.headers.get("Last-Event-ID") or request.GET.get("after") or "0"
-    if not raw_last.isdigit():
+    if not EVENT_NUMBER.fullmatch(raw_last):
         return error(400, "Last-Event-ID must be an event number.")
 
     async def stream(last: int) -> AsyncIterator[str]:

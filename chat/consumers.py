@@ -64,7 +64,7 @@ class ConversationConsumer(AsyncWebsocketConsumer):
             return
         try:
             data = json.loads(frame)
-        except ValueError:
+        except (ValueError, RecursionError):  # nested past the recursion limit
             await self._error("Frames must be JSON.")
             return
         if not isinstance(data, dict) or data.get("type") != "sync":

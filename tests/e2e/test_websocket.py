@@ -141,6 +141,25 @@ def test_another_users_conversation_is_refused(stack: OracleStack) -> None:
         assert refused.value.response.status_code == 403
 
 
+def test_a_page_of_another_origin_cannot_open_the_socket(stack: OracleStack) -> None:
+    """Another site in the browser (another port of the same host is another origin)
+    must not open a socket with the user's cookie."""
+    client = stack.client(stack.create_user("origin-olive"))
+    conversation = client.post("/api/conversations/", json={}).json()["id"]
+    session = log_in(stack, "origin-olive")
+    url = stack.url.replace("http://", "ws://") + f"/ws/conversations/{conversation}/"
+    host, port = stack.url.removeprefix("http://").rsplit(":", 1)
+    others = [f"http://{host}:{int(port) + 1}", f"https://{host}:{port}", "http://evil.example"]
+
+    for origin in others:
+        with pytest.raises(InvalidStatus) as refused:
+            connect(url, additional_headers={"Origin": origin, "Cookie": f"sessionid={session}"},
+                    open_timeout=10)  # fmt: skip
+        assert refused.value.response.status_code == 403, origin
+    with open_socket(stack, conversation, session):
+        pass  # its own origin is welcome
+
+
 def test_bad_frames_get_an_error_frame_and_the_socket_stays_open(stack: OracleStack) -> None:
     client = stack.client(stack.create_user("rosa"))
     conversation = client.post("/api/conversations/", json={}).json()["id"]
@@ -154,11 +173,13 @@ def test_bad_frames_get_an_error_frame_and_the_socket_stays_open(stack: OracleSt
             json.dumps([1, 2]),
             json.dumps({"type": "sync", "run_id": "nope", "last_seq": 0}),
             json.dumps({"type": "sync", "run_id": conversation, "last_seq": -1}),
+            "[" * 2000 + "]" * 2000,  # nested past Python's recursion limit
         ):
             socket.send(frame)
             answers.append(json.loads(socket.recv(timeout=10)))
 
-    assert [a["type"] for a in answers] == ["error"] * 5
+    assert [a["type"] for a in answers] == ["error"] * 6
+    assert answers[5]["error"] == "Frames must be JSON."
     assert answers[0]["error"] == "Frames must be JSON."
     assert answers[1]["error"] == "Frame too large."
     assert answers[3]["error"] == "No such run in this conversation."
