@@ -2,7 +2,8 @@
 
 Every variable is read once, here, through one `environ.Env()`. The README lists
 them. With nothing set, Oracle runs on SQLite, an embedded Redis and the offline
-model, with a development secret key generated once and kept under `var/`.
+model, without Django's debug pages, answering localhost only, with a secret key
+generated once and kept under `var/`.
 """
 
 from __future__ import annotations
@@ -30,19 +31,24 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 VAR_DIR = Path(env.str("ORACLE_VAR_DIR", default=str(BASE_DIR / "var")))
 VAR_DIR.mkdir(parents=True, exist_ok=True)
 
-DEBUG = env.bool("DEBUG", default=True)
+# Django's debug pages (tracebacks, URL lists) only when asked for: what a user runs by
+# default must be safe to reach from outside.
+DEBUG = env.bool("DEBUG", default=False)
+# Served over HTTPS (directly or behind a TLS proxy): secure cookies, the HTTPS
+# redirect, HSTS, and a SECRET_KEY of the operator's (the same on every machine).
+HTTPS = env.bool("ORACLE_HTTPS", default=False)
 
 
 def _secret_key() -> str:
     key: str = env.str("SECRET_KEY", default="")
     if key:
         return key
-    if not DEBUG:
+    if HTTPS:
         raise ImproperlyConfigured(
-            "SECRET_KEY must be set when DEBUG is off (for example: "
+            "SECRET_KEY must be set when ORACLE_HTTPS is on (for example: "
             "python -c 'import secrets; print(secrets.token_urlsafe(50))')."
         )
-    # A development key, generated once and kept so sessions survive restarts.
+    # A key generated once and kept (owner-only) so sessions survive restarts.
     key_file = VAR_DIR / "dev-secret-key"
     if not key_file.exists():
         key_file.write_text(secrets.token_urlsafe(50))
@@ -52,9 +58,7 @@ def _secret_key() -> str:
 
 SECRET_KEY = _secret_key()
 
-ALLOWED_HOSTS = env.list(
-    "ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"] if DEBUG else []
-)
+ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
 INSTALLED_APPS = [
@@ -269,8 +273,8 @@ TIME_ZONE = env.str("TIME_ZONE", default="UTC")
 USE_I18N = True
 USE_TZ = True
 
-# --- Production security (all on when DEBUG is off; `check --deploy` is clean) ----
-if not DEBUG:
+# --- Production security (all on with ORACLE_HTTPS; `check --deploy` is clean) ------
+if HTTPS:
     SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=True)
     SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
     SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=31_536_000)

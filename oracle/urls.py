@@ -20,3 +20,8 @@ urlpatterns = [
     path("dashboard/", include("dashboard.urls")),
     path("admin/", admin.site.urls),
 ]
+
+handler400 = "ops.errors.bad_request"
+handler403 = "ops.errors.permission_denied"
+handler404 = "ops.errors.page_not_found"
+handler500 = "ops.errors.server_error"

@@ -55,15 +55,31 @@ def test_it_rejects_a_redis_url_that_is_not_one() -> None:
     assert "Traceback" not in stderr
 
 
-def test_it_requires_a_secret_key_when_debug_is_off() -> None:
-    code, _, stderr = shell("pass", DEBUG="false", SECRET_KEY=None, ALLOWED_HOSTS="example.com")
+def test_with_nothing_set_there_are_no_debug_pages_and_only_localhost_is_answered(
+    tmp_path: Path,
+) -> None:
+    code, stdout, _ = shell(
+        "from django.conf import settings;"
+        "print(settings.DEBUG, settings.ALLOWED_HOSTS, settings.SESSION_COOKIE_SECURE)",
+        DEBUG=None, ALLOWED_HOSTS=None, SECRET_KEY=None, ORACLE_HTTPS=None,
+        ORACLE_VAR_DIR=str(tmp_path), REDIS_URL="redis://127.0.0.1:1/0",
+    )  # fmt: skip
+
+    assert code == 0
+    assert stdout == "False ['localhost', '127.0.0.1', '[::1]'] False"
+
+
+def test_it_requires_a_secret_key_when_served_over_https() -> None:
+    code, _, stderr = shell(
+        "pass", ORACLE_HTTPS="true", SECRET_KEY=None, ALLOWED_HOSTS="example.com"
+    )
 
     assert code == 2
-    assert "SECRET_KEY must be set when DEBUG is off" in stderr
+    assert "SECRET_KEY must be set when ORACLE_HTTPS is on" in stderr
 
 
-def test_it_generates_a_development_key_once_and_keeps_it(tmp_path: Path) -> None:
-    env = {"SECRET_KEY": None, "DEBUG": "true", "ORACLE_VAR_DIR": str(tmp_path),
+def test_it_generates_a_key_once_and_keeps_it(tmp_path: Path) -> None:
+    env = {"SECRET_KEY": None, "ORACLE_HTTPS": None, "ORACLE_VAR_DIR": str(tmp_path),
            "REDIS_URL": "redis://127.0.0.1:1/0"}  # fmt: skip
 
     first = shell(PRINT_SETTING.format("SECRET_KEY"), **env)[1]
@@ -78,7 +94,8 @@ def test_production_settings_pass_the_deploy_check() -> None:
     result = processes.manage(
         "check", "--deploy", "--fail-level", "WARNING",
         env=processes.base_env(
-            DEBUG="false", SECRET_KEY=secrets.token_urlsafe(50), ALLOWED_HOSTS="oracle.example.com"
+            ORACLE_HTTPS="true", SECRET_KEY=secrets.token_urlsafe(50),
+            ALLOWED_HOSTS="oracle.example.com",
         ),
     )  # fmt: skip
 
