@@ -8,21 +8,35 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
-from accounts.services import user_sign_up
+from accounts.services import SignUpRefused, signup_refusal, user_sign_up
 
 
 @login_not_required
 @require_http_methods(["GET", "POST"])
 def sign_up(request: HttpRequest) -> HttpResponse:
+    """The sign-up page, under the site's rule (ORACLE_SIGNUP): refused, it says why
+    (403) and shows no form. An invite's code travels in `?invite=` and the form."""
     if request.user.is_authenticated:
         return redirect("home")
+    code = (request.POST.get("invite") or request.GET.get("invite") or "").strip()[:64]
+    refusal = signup_refusal(code)
+    if refusal is not None:
+        return render(request, "accounts/signup.html", {"refusal": refusal}, status=403)
     form: UserCreationForm[User] = UserCreationForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        user = user_sign_up(
-            username=form.cleaned_data["username"], password=form.cleaned_data["password1"]
-        )
+        try:
+            user = user_sign_up(
+                username=form.cleaned_data["username"],
+                password=form.cleaned_data["password1"],
+                invite_code=code or None,
+            )
+        except SignUpRefused as refused:  # the invite was used meanwhile
+            return render(request, "accounts/signup.html", {"refusal": str(refused)}, status=403)
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         return redirect("home")
     return render(
-        request, "accounts/signup.html", {"form": form}, status=400 if form.errors else 200
+        request,
+        "accounts/signup.html",
+        {"form": form, "invite": code},
+        status=400 if form.errors else 200,
     )

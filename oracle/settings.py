@@ -61,6 +61,13 @@ SECRET_KEY = _secret_key()
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
+# Who may sign up: anyone (`open`), holders of an invite (`invite`), or no one but the
+# holder of a staff invite (`closed`). The first administrator signs up with the staff
+# invite `manage.py serve` prints while the site has no staff.
+ORACLE_SIGNUP = env.str("ORACLE_SIGNUP", default="invite")
+if ORACLE_SIGNUP not in ("open", "invite", "closed"):
+    raise ImproperlyConfigured("ORACLE_SIGNUP must be open, invite or closed.")
+
 INSTALLED_APPS = [
     "daphne",
     "django.contrib.admin",
@@ -263,6 +270,7 @@ LOGOUT_REDIRECT_URL = "login"
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = VAR_DIR / "staticfiles"
+STATIC_ROOT.mkdir(exist_ok=True)  # whitenoise looks here first (and warns if it is missing)
 # WhiteNoise serves static files under daphne straight from the finders: no
 # collectstatic step for a self-hosted install.
 WHITENOISE_USE_FINDERS = True

@@ -29,6 +29,7 @@ def base_env(**overrides: str | None) -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONUNBUFFERED"] = "1"
     env["ORACLE_VAR_DIR"] = str(settings.VAR_DIR)
+    env.setdefault("ORACLE_SIGNUP", "open")  # the suite's sites let anyone sign up
     if not settings.EMBEDDED_REDIS:
         env["REDIS_URL"] = settings.REDIS_URL
     for key, value in overrides.items():

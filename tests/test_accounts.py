@@ -2,16 +2,27 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client, override_settings
+
+from accounts.models import Invite
+from accounts.services import setup_invite
 
 pytestmark = pytest.mark.django_db
 
 PASSWORD = "a long and unusual passphrase"
 
 
-def sign_up(client: Client, username: str) -> object:
+@pytest.fixture(autouse=True)
+def open_sign_up(settings: Any) -> None:
+    """Anyone may sign up, unless a test says otherwise."""
+    settings.ORACLE_SIGNUP = "open"
+
+
+def sign_up(client: Client, username: str) -> Any:
     return client.post(
         "/signup/", {"username": username, "password1": PASSWORD, "password2": PASSWORD}
     )
@@ -24,22 +35,83 @@ def test_it_shows_the_sign_up_page_to_a_visitor(client: Client) -> None:
     assert b"Create your account" in response.content
 
 
-def test_it_signs_up_logs_in_and_makes_the_first_account_staff(client: Client) -> None:
+def test_it_signs_up_and_logs_in_but_the_first_account_is_not_staff_for_that(
+    client: Client,
+) -> None:
     response = sign_up(client, "alice")
 
     assert response.status_code == 302
     assert response["Location"] == "/"
     alice = User.objects.get(username="alice")
-    assert alice.is_staff and alice.is_superuser
+    assert not alice.is_staff and not alice.is_superuser  # whoever came first
     assert client.get("/").status_code == 200  # logged in by signing up
 
 
-def test_it_does_not_make_later_accounts_staff(client: Client, alice: User) -> None:
-    sign_up(client, "carol")
+@pytest.mark.parametrize("mode", ["open", "invite", "closed"])
+def test_the_staff_invite_makes_the_administrator_once_whatever_the_mode(
+    client: Client, mode: str
+) -> None:
+    with override_settings(ORACLE_SIGNUP=mode):
+        invite = setup_invite()
+        assert invite is not None
+        page = client.get(invite.path())
+        response = client.post(
+            "/signup/", {"username": "olga", "password1": PASSWORD, "password2": PASSWORD,
+                         "invite": invite.code},
+        )  # fmt: skip
+        client.logout()
+        again = client.post(
+            "/signup/", {"username": "mallory", "password1": PASSWORD, "password2": PASSWORD,
+                         "invite": invite.code},
+        )  # fmt: skip
 
-    carol = User.objects.get(username="carol")
-    assert not carol.is_staff
-    assert not carol.is_superuser
+    assert page.status_code == 200 and invite.code.encode() in page.content
+    assert response.status_code == 302
+    olga = User.objects.get(username="olga")
+    assert olga.is_staff and olga.is_superuser
+    assert again.status_code == 403  # used: it makes no second account
+    assert b"used already" in again.content
+    assert not User.objects.filter(username="mallory").exists()
+    assert setup_invite() is None  # the site has its administrator
+
+
+@pytest.mark.parametrize(
+    ("mode", "invited", "allowed"),
+    [
+        ("open", False, True),
+        ("open", True, True),
+        ("invite", False, False),
+        ("invite", True, True),
+        ("closed", False, False),
+        ("closed", True, False),  # only a staff invite opens a closed site
+    ],
+)
+def test_who_may_sign_up_follows_the_sites_rule(
+    client: Client, alice: User, mode: str, invited: bool, allowed: bool
+) -> None:
+    invite = Invite.objects.create(created_by=alice) if invited else None
+    form = {"username": "carol", "password1": PASSWORD, "password2": PASSWORD}
+    if invite is not None:
+        form["invite"] = invite.code
+
+    with override_settings(ORACLE_SIGNUP=mode):
+        response = client.post("/signup/", form)
+
+    assert (response.status_code == 302) is allowed
+    assert User.objects.filter(username="carol").exists() is allowed
+    if allowed:
+        assert not User.objects.get(username="carol").is_staff
+    else:
+        assert response.status_code == 403
+        assert b'name="password1"' not in response.content  # no form: it says why
+
+
+def test_an_invite_that_is_not_ours_is_refused(client: Client) -> None:
+    with override_settings(ORACLE_SIGNUP="open"):
+        response = client.get("/signup/?invite=made-up")
+
+    assert response.status_code == 403
+    assert b"not one of ours" in response.content
 
 
 def test_it_refuses_a_taken_username_whatever_its_case(client: Client, alice: User) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import signal
 import sys
 from pathlib import Path
@@ -25,9 +26,12 @@ def test_it_starts_everything_and_ctrl_c_leaves_nothing_behind(tmp_path: Path) -
         assert health == {"status": "ok", "database": "ok", "redis": "ok", "workers": 1}
         assert processes.get_status(f"{base}/signup/") == 200
         assert (tmp_path / "oracle.sqlite3").exists()  # migrated into the var folder
-        assert (
-            f"Oracle is running at http://localhost:{port}/" in (tmp_path / "serve.log").read_text()
-        )
+        printed = (tmp_path / "serve.log").read_text()
+        assert f"Oracle is running at http://localhost:{port}/" in printed
+        # A fresh site: its administrator signs up with a staff invite printed here.
+        setup = re.search(r"create that account at (http://\S+)", printed)
+        assert setup is not None, printed
+        assert processes.get_status(setup[1]) == 200
     finally:
         code = processes.stop(serve, signal.SIGINT, timeout=30)
 

@@ -126,10 +126,21 @@ class Command(BaseCommand):
                         self.style.SUCCESS(f"Oracle is running at http://{shown}:{port}/")
                         + "  (Ctrl-C to stop)"
                     )
+                    self._offer_setup(f"http://{shown}:{port}")
                     announced = True
                 time.sleep(0.2)
         finally:
             self._shutdown(children)
+
+    def _offer_setup(self, base: str) -> None:
+        """While the site has no staff account, the link its administrator signs up
+        with (a staff invite: staff rights go to whoever holds it, not to whoever
+        reaches a fresh site first)."""
+        from accounts.services import setup_invite
+
+        invite = setup_invite()
+        if invite is not None:
+            self.stdout.write(f"No administrator yet: create that account at {base}{invite.path()}")
 
     def _watch_redis(self, state: Supervised, now: float) -> None:
         """Start the embedded Redis again if it stopped answering."""
