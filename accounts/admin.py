@@ -11,7 +11,7 @@ from accounts.models import Invite
 
 
 @admin.register(Invite)
-class InviteAdmin(admin.ModelAdmin[Invite]):
+class InviteAdmin(admin.ModelAdmin):
     list_display = ("__str__", "note", "staff", "link", "created_at", "used_by", "used_at")
     list_filter = ("staff",)
     fields = ("note", "staff", "link", "created_by", "used_by", "used_at")
