@@ -1,14 +1,37 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_not_required
 from django.contrib.auth.forms import UserCreationForm
 from django.contrib.auth.models import User
+from django.contrib.auth.views import LoginView
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from accounts.services import SignUpRefused, signup_refusal, user_sign_up
+from ops.ratelimits import over_limit, too_many
+
+
+def _username(group: str, request: HttpRequest) -> str:
+    return str(request.POST.get("username", "")).strip().lower()[:150]
+
+
+class LogInView(LoginView):
+    """Django's log-in page, with log-in attempts limited per address and per username
+    (whatever the password: a guesser learns nothing from which limit it met)."""
+
+    redirect_authenticated_user = True
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        retry = over_limit(request, "login_ip", "ip") or over_limit(
+            request, "login_user", _username
+        )
+        if retry is not None:
+            return too_many(request, retry)
+        return super().post(request, *args, **kwargs)
 
 
 @login_not_required
@@ -18,6 +41,8 @@ def sign_up(request: HttpRequest) -> HttpResponse:
     (403) and shows no form. An invite's code travels in `?invite=` and the form."""
     if request.user.is_authenticated:
         return redirect("home")
+    if request.method == "POST" and (retry := over_limit(request, "signup_ip", "ip")):
+        return too_many(request, retry)
     code = (request.POST.get("invite") or request.GET.get("invite") or "").strip()[:64]
     refusal = signup_refusal(code)
     if refusal is not None:

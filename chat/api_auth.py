@@ -18,6 +18,7 @@ from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 
 from chat.models import ApiToken
+from ops.ratelimits import over_limit, too_many
 
 View = Callable[..., HttpResponse]
 LAST_USED_RESOLUTION = timedelta(minutes=1)
@@ -56,8 +57,12 @@ def _csrf_failure(request: HttpRequest) -> HttpResponse | None:
 def authenticate(request: HttpRequest) -> HttpResponse | None:
     """Set `request.user` from a bearer token or the session; an error response if neither."""
     if "Authorization" in request.headers:
+        # Guessing tokens: an address that sent too many unknown ones waits.
+        if (retry := over_limit(request, "bad_token_ip", "ip", count=False)) is not None:
+            return too_many(request, retry, api=True)
         user = _bearer_user(request)
         if user is None:
+            over_limit(request, "bad_token_ip", "ip")  # counted: one more unknown token
             return error(401, "Invalid or revoked API token.")
         request.user = user
         return None

@@ -16,9 +16,11 @@ import json
 import logging
 import time
 import uuid
+from collections import deque
 from typing import Any
 
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
 
 from chat.fragments import RunView, stream_state
 from chat.live import database_read, hub
@@ -29,6 +31,7 @@ logger = logging.getLogger(__name__)
 MAX_FRAME_BYTES = 4096
 CATCH_UP_SECONDS = 2.0
 SYNC_GRACE_SECONDS = 1.0
+FRAME_WINDOW_SECONDS = 10.0
 
 
 class ConversationConsumer(AsyncWebsocketConsumer):
@@ -44,6 +47,8 @@ class ConversationConsumer(AsyncWebsocketConsumer):
         self.lock = asyncio.Lock()
         self.opened = time.monotonic()
         self.deferred: set[str] = set()  # runs pushed before the page said what it has
+        self.frames: deque[float] = deque()  # when the last frames came (the flood guard)
+        self.warned_flood = False
         self.live = await hub().subscribe(conversation_id)
         await self.accept()
         self.tasks = [
@@ -58,6 +63,8 @@ class ConversationConsumer(AsyncWebsocketConsumer):
                 task.cancel()
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if await self._flooded():
+            return
         frame = text_data if text_data is not None else (bytes_data or b"").decode(errors="replace")
         if len(frame.encode()) > MAX_FRAME_BYTES:
             await self._error("Frame too large.")
@@ -83,6 +90,21 @@ class ConversationConsumer(AsyncWebsocketConsumer):
             self.views[run_id] = RunView(run_id, self.conversation_id)
             self.sent[run_id] = last_seq
             await self._refill(run_id, show_gauges=True)  # even with nothing new to send
+
+    async def _flooded(self) -> bool:
+        """Whether this frame is one too many (more than ORACLE_WS_FRAMES_PER_10S in the
+        last 10 seconds): it is dropped, and the first of a burst gets an error frame."""
+        now = time.monotonic()
+        while self.frames and now - self.frames[0] > FRAME_WINDOW_SECONDS:
+            self.frames.popleft()
+        if len(self.frames) < settings.ORACLE_WS_FRAMES_PER_10S:
+            self.frames.append(now)
+            self.warned_flood = False
+            return False
+        if not self.warned_flood:
+            self.warned_flood = True
+            await self._error("Too many frames: slow down.")
+        return True
 
     async def _forward_loop(self) -> None:
         """Batches published by workers, in the order they come."""

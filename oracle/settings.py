@@ -9,6 +9,7 @@ generated once and kept under `var/`.
 from __future__ import annotations
 
 import os
+import re
 import secrets
 from email.utils import getaddresses
 from pathlib import Path
@@ -65,6 +66,21 @@ CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 # holder of a staff invite (`closed`). The first administrator signs up with the staff
 # invite `manage.py serve` prints while the site has no staff.
 ORACLE_SIGNUP = env.str("ORACLE_SIGNUP", default="invite")
+
+# Rate limits (ops/ratelimits.py), as "N/s", "N/m", "N/h" or "N/d": log-in attempts per
+# address and per username, sign-ups per address, unknown API tokens per address.
+ORACLE_RATE_LIMITS = {
+    "login_ip": env.str("ORACLE_RATE_LOGIN", default="20/m"),
+    "login_user": env.str("ORACLE_RATE_LOGIN_USER", default="5/m"),
+    "signup_ip": env.str("ORACLE_RATE_SIGNUP", default="10/h"),
+    "bad_token_ip": env.str("ORACLE_RATE_BAD_TOKENS", default="30/m"),
+}
+RATELIMIT_FAIL_OPEN = True  # Redis away: let people in rather than lock everyone out
+for _name, _rate in ORACLE_RATE_LIMITS.items():
+    if not re.fullmatch(r"[1-9][0-9]*/[0-9]*[smhd]", _rate):
+        raise ImproperlyConfigured(f"The {_name} rate limit {_rate!r} is not like 5/m or 100/h.")
+# A WebSocket's frames: at most this many in any 10 seconds; more get one error frame.
+ORACLE_WS_FRAMES_PER_10S = env.int("ORACLE_WS_FRAMES_PER_10S", default=30)
 if ORACLE_SIGNUP not in ("open", "invite", "closed"):
     raise ImproperlyConfigured("ORACLE_SIGNUP must be open, invite or closed.")
 

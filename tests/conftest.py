@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
@@ -24,6 +25,16 @@ def _close_connections(django_db_setup: None) -> Iterator[None]:
     for connection in connections.all(initialized_only=True):
         if connection.vendor == "postgresql":
             connection.close_pool()
+
+
+GENEROUS = "100000/m"
+
+
+@pytest.fixture(autouse=True)
+def _generous_rate_limits(settings: Any) -> None:
+    """The suite logs in and signs up far more often than anyone would: the rate limits'
+    own tests set theirs."""
+    settings.ORACLE_RATE_LIMITS = {name: GENEROUS for name in settings.ORACLE_RATE_LIMITS}
 
 
 @pytest.fixture

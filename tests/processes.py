@@ -30,6 +30,8 @@ def base_env(**overrides: str | None) -> dict[str, str]:
     env["PYTHONUNBUFFERED"] = "1"
     env["ORACLE_VAR_DIR"] = str(settings.VAR_DIR)
     env.setdefault("ORACLE_SIGNUP", "open")  # the suite's sites let anyone sign up
+    for name in ("LOGIN", "LOGIN_USER", "SIGNUP", "BAD_TOKENS"):  # and log in often
+        env.setdefault(f"ORACLE_RATE_{name}", "100000/m")
     if not settings.EMBEDDED_REDIS:
         env["REDIS_URL"] = settings.REDIS_URL
     for key, value in overrides.items():

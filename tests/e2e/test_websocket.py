@@ -3,6 +3,7 @@ fragments in order, an exact replay after a reconnect, and its guards."""
 
 from __future__ import annotations
 
+import contextlib
 import html
 import json
 import re
@@ -206,3 +207,22 @@ def test_a_lost_worker_is_noticed_by_another_worker_and_shown_live(
     assert "badge-interrupted" in frames[-1] or any("badge-interrupted" in f for f in frames)
     assert any(">Resume</button>" in f for f in frames)
     assert "Working on it" in streamed_text(frames)
+
+
+def test_a_flood_of_frames_is_cut_short(stack: OracleStack) -> None:
+    client = stack.client(stack.create_user("flood-fay"))
+    conversation = client.post("/api/conversations/", json={}).json()["id"]
+    session = log_in(stack, "flood-fay")
+
+    answers: list[dict[str, str]] = []
+    with open_socket(stack, conversation, session) as socket:
+        for _ in range(2_000):
+            socket.send("not json")
+        with contextlib.suppress(TimeoutError):
+            while True:
+                answers.append(json.loads(socket.recv(timeout=3)))
+
+    # The first 30 in ten seconds are answered; then one warning, and the rest dropped.
+    assert [a["error"] for a in answers] == ["Frames must be JSON."] * 30 + [
+        "Too many frames: slow down."
+    ]

@@ -1,0 +1,59 @@
+"""Rate limits on the doors a stranger can knock on: log-in (per address and per
+username), sign-up (per address) and API tokens that are not ours (per address).
+Counted in the shared cache (Redis) with django-ratelimit, so every web process
+counts together; over a limit the answer is a 429 that says when to try again.
+
+The rates are settings (`ORACLE_RATE_LOGIN`, …, in django-ratelimit's "5/m" form).
+Behind a proxy, the address is the one daphne reads from X-Forwarded-For when it runs
+with `--proxy-headers` (as the README's server section says).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django_ratelimit.core import get_usage
+
+ALL_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
+
+
+def over_limit(request: HttpRequest, name: str, key: Any, *, count: bool = True) -> int | None:
+    """Count this request against limit `name` (a key of ORACLE_RATE_LIMITS) for `key`
+    ("ip", or a function of the request) unless `count` is off; the seconds until it
+    may try again when it is over the limit, else None."""
+    usage = get_usage(
+        request,
+        group=f"oracle.{name}",
+        key=key,
+        rate=settings.ORACLE_RATE_LIMITS[name],
+        method=ALL_METHODS,
+        increment=count,
+    )
+    if usage is None:
+        return None
+    # Counted, this request is one of them; only looked at, the next would be one more.
+    if not (usage["should_limit"] if count else usage["count"] >= usage["limit"]):
+        return None
+    return max(1, int(usage["time_left"]))
+
+
+def too_many(request: HttpRequest, retry_after: int, *, api: bool = False) -> HttpResponse:
+    """A 429 that says when to try again (and says it in Retry-After)."""
+    message = f"Too many attempts. Try again in {_duration(retry_after)}."
+    if api:
+        response: HttpResponse = JsonResponse(
+            {"error": message, "retry_after": retry_after}, status=429
+        )
+    else:
+        response = render(request, "ops/too_many.html", {"message": message}, status=429)
+    response["Retry-After"] = str(retry_after)
+    return response
+
+
+def _duration(seconds: int) -> str:
+    if seconds < 120:
+        return f"{seconds} second{'s' if seconds != 1 else ''}"
+    return f"{-(-seconds // 60)} minutes"
