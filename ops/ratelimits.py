@@ -10,13 +10,16 @@ with `--proxy-headers` (as the README's server section says).
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django_ratelimit.core import get_usage
+from redis.exceptions import RedisError
 
+logger = logging.getLogger(__name__)
 ALL_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
 
 
@@ -24,14 +27,18 @@ def over_limit(request: HttpRequest, name: str, key: Any, *, count: bool = True)
     """Count this request against limit `name` (a key of ORACLE_RATE_LIMITS) for `key`
     ("ip", or a function of the request) unless `count` is off; the seconds until it
     may try again when it is over the limit, else None."""
-    usage = get_usage(
-        request,
-        group=f"oracle.{name}",
-        key=key,
-        rate=settings.ORACLE_RATE_LIMITS[name],
-        method=ALL_METHODS,
-        increment=count,
-    )
+    try:
+        usage = get_usage(
+            request,
+            group=f"oracle.{name}",
+            key=key,
+            rate=settings.ORACLE_RATE_LIMITS[name],
+            method=ALL_METHODS,
+            increment=count,
+        )
+    except (RedisError, OSError):  # Redis is away: let people in, not lock them all out
+        logger.warning("rate limit %s not counted: the cache is unreachable", name)
+        return None
     if usage is None:
         return None
     # Counted, this request is one of them; only looked at, the next would be one more.
