@@ -31,10 +31,12 @@ GENEROUS = "100000/m"
 
 
 @pytest.fixture(autouse=True)
-def _generous_rate_limits(settings: Any) -> None:
+def _test_settings(settings: Any) -> None:
     """The suite logs in and signs up far more often than anyone would: the rate limits'
-    own tests set theirs."""
+    own tests set theirs. And it hashes passwords the quick way (Django's advice for
+    tests: the default hasher takes a quarter of a second a password here)."""
     settings.ORACLE_RATE_LIMITS = {name: GENEROUS for name in settings.ORACLE_RATE_LIMITS}
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 @pytest.fixture
