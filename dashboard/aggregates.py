@@ -152,8 +152,5 @@ class Distribution:
         values, counts = data
         return cls([(list(values), list(counts))] if values else [])
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Distribution) and self.to_json() == other.to_json()
-
     def __repr__(self) -> str:
         return f"Distribution({self.to_json()!r})"

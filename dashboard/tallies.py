@@ -42,7 +42,7 @@ from django.utils import timezone
 from agents.state import LIMIT_REASONS, TerminationReason
 from chat.models import Message, Role, Run, RunEvent, RunStatus
 from dashboard.aggregates import Distribution, JsonText, UtcHour, ValueList, hour_key, values_of
-from dashboard.filters import EVENTS, STUCK_NOTICE_START, stuck_pattern
+from dashboard.filters import EVENTS, STUCK_NOTICE_START, hour_start, stuck_pattern
 from dashboard.models import DayTally
 from dashboard.periods import PERIODS
 from ops.alerts import Throttle
@@ -469,16 +469,11 @@ def _stale_days(kept: Mapping[date, datetime], first: date, last: date) -> set[d
     )
     stale = set()
     for row in changed:
-        day = hour_start_day(row["hour"])
+        day = hour_start(hour_key(row["hour"])).date()
         latest = max(t for t in (row["finished"], row["queued"]) if t is not None)
         if day in kept and latest >= kept[day] - COMMITTED:
             stale.add(day)
     return stale
-
-
-def hour_start_day(hour: str | datetime) -> date:
-    key = hour_key(hour)
-    return date(int(key[:4]), int(key[5:7]), int(key[8:10]))
 
 
 def _count(day: date) -> Tally:
