@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -47,23 +48,30 @@ class LiveServer:
         assert done.returncode == 0, done.stderr
 
 
-@pytest.fixture(scope="session")
-def daphne_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    """daphne serving the app, with a database of its own (migrated here)."""
-    directory = tmp_path_factory.mktemp("live-server")
-    env = processes.base_env(DATABASE_URL=f"sqlite:///{directory / 'db.sqlite3'}", DEBUG="True")
-    migrated = processes.manage("migrate", "--noinput", env=env, timeout=120)
+@contextmanager
+def serving_daphne(directory: Path, **env: str) -> Iterator[LiveServer]:
+    """daphne serving the app on a SQLite database of its own in `directory` (migrated
+    here), with `env` over the suite's environment; stopped afterwards."""
+    environment = processes.base_env(DATABASE_URL=f"sqlite:///{directory / 'db.sqlite3'}", **env)
+    migrated = processes.manage("migrate", "--noinput", env=environment, timeout=120)
     assert migrated.returncode == 0, migrated.stderr
     port = processes.free_port()
     log = directory / "daphne.log"
     command = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port)]
-    server = processes.start([*command, "oracle.asgi:application"], env, log)
+    server = processes.start([*command, "oracle.asgi:application"], environment, log)
     url = f"http://127.0.0.1:{port}"
     try:
         processes.wait_for(lambda: processes.get_status(f"{url}/login/") == 200, timeout=60)
-        yield LiveServer(url=url, env=env, log=log)
+        yield LiveServer(url=url, env=environment, log=log)
     finally:
         processes.stop(server)
+
+
+@pytest.fixture(scope="session")
+def daphne_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """daphne serving the app, with a database of its own."""
+    with serving_daphne(tmp_path_factory.mktemp("live-server"), DEBUG="True") as server:
+        yield server
 
 
 @pytest.fixture(scope="session")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime
 import itertools
 import os
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,8 +12,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests import processes
-from tests.browser.conftest import log_in, sign_up
+from tests.browser.conftest import log_in, serving_daphne, sign_up
 
 pytestmark = pytest.mark.browser
 _users = itertools.count(1)
@@ -184,24 +182,13 @@ def test_leaving_warns_when_a_change_could_not_be_saved(settings_page: Any, live
 @pytest.fixture(scope="module")
 def models_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A live server whose operator allows three models and lists the default among them."""
-    directory = tmp_path_factory.mktemp("models-server")
-    env = processes.base_env(
-        DATABASE_URL=f"sqlite:///{directory / 'db.sqlite3'}",
+    with serving_daphne(
+        tmp_path_factory.mktemp("models-server"),
         DEBUG="True",
         ORACLE_MODEL=DEFAULT_MODEL,
         ORACLE_MODELS=",".join([DEFAULT_MODEL, *OTHER_MODELS, OTHER_MODELS[0]]),
-    )
-    migrated = processes.manage("migrate", "--noinput", env=env, timeout=120)
-    assert migrated.returncode == 0, migrated.stderr
-    port = processes.free_port()
-    command = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port)]
-    server = processes.start([*command, "oracle.asgi:application"], env, directory / "log")
-    url = f"http://127.0.0.1:{port}"
-    try:
-        processes.wait_for(lambda: processes.get_status(f"{url}/login/") == 200, timeout=60)
-        yield url
-    finally:
-        processes.stop(server)
+    ) as server:
+        yield server.url
 
 
 # The width the select has, and the width it would take to show its longest option:

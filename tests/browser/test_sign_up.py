@@ -4,7 +4,6 @@ many log-in attempts get a page that says when to try again."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,29 +12,18 @@ import pytest
 from playwright.sync_api import expect
 
 from tests import processes
-from tests.browser.conftest import PASSWORD, each_look
+from tests.browser.conftest import PASSWORD, each_look, serving_daphne
 
 
 @pytest.fixture(scope="module")
 def invite_only(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dict[str, str]]]:
     """daphne on a site whose sign-up is by invitation, with a strict log-in limit."""
-    directory = tmp_path_factory.mktemp("invite-only")
-    env = processes.base_env(
-        DATABASE_URL=f"sqlite:///{directory / 'db.sqlite3'}",
+    with serving_daphne(
+        tmp_path_factory.mktemp("invite-only"),
         ORACLE_SIGNUP="invite",
         ORACLE_RATE_LOGIN_USER="2/h",
-    )
-    migrated = processes.manage("migrate", "--noinput", env=env, timeout=120)
-    assert migrated.returncode == 0, migrated.stderr
-    port = processes.free_port()
-    command = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port)]
-    server = processes.start([*command, "oracle.asgi:application"], env, directory / "log")
-    url = f"http://127.0.0.1:{port}"
-    try:
-        processes.wait_for(lambda: processes.get_status(f"{url}/login/") == 200, timeout=60)
-        yield url, env
-    finally:
-        processes.stop(server)
+    ) as server:
+        yield server.url, server.env
 
 
 def _setup_link(env: dict[str, str]) -> str:
