@@ -106,6 +106,20 @@ def test_who_may_sign_up_follows_the_sites_rule(
         assert b'name="password1"' not in response.content  # no form: it says why
 
 
+@pytest.mark.parametrize(
+    ("mode", "offered"), [("open", True), ("invite", False), ("closed", False)]
+)
+def test_the_pages_offer_sign_up_only_where_anyone_may(
+    client: Client, mode: str, offered: bool
+) -> None:
+    """An invited visitor comes with a link; the others would only meet a refusal."""
+    with override_settings(ORACLE_SIGNUP=mode):
+        body = client.get("/login/").content.decode()
+
+    assert body.count('href="/signup/"') == (2 if offered else 0)  # the header's and the form's
+    assert 'href="/login/"' in body  # the header still offers to log in
+
+
 def test_an_invite_that_is_not_ours_is_refused(client: Client) -> None:
     with override_settings(ORACLE_SIGNUP="open"):
         response = client.get("/signup/?invite=made-up")
