@@ -11,6 +11,8 @@ from agents.testing.fake_server import FakeServer
 from tests import processes
 from tests.stack import OracleStack
 
+pytest_plugins = ["tests.no_skips"]
+
 
 @pytest.fixture(scope="session", autouse=True)
 def _close_connections(django_db_setup: None) -> Iterator[None]:
