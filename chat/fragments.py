@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from html import unescape
 from typing import Any
 
 from django.template.loader import render_to_string
@@ -446,7 +447,7 @@ class RunView:
         self.streaming = None
         if final:
             self.final_bubble = element
-            html += announce(strip_tags(rendered))
+            html += announce(unescape(strip_tags(rendered)))  # announce escapes it once
         return html
 
     def _tool_call(self, event: dict[str, Any]) -> str:

@@ -27,3 +27,17 @@ def test_stop_shows_while_running_goes_at_the_end_and_comes_back_on_continue() -
     assert STOP not in ended and 'hx-post="/api/runs/r1/continue/"' in ended
     assert STOP in continued
     assert 'hx-swap-oob="innerHTML:#run-r1 .system-actions"></div>' in continued  # Continue gone
+
+
+def test_a_finished_answer_is_read_out_as_written() -> None:
+    """Screen readers hear "Tom & Jerry <3", not "Tom &amp; Jerry &lt;3"."""
+    view = RunView("r1")
+    view.render({"type": "run.started", "seq": 1, "config": {}})
+    html = view.render(
+        {"type": "assistant.message", "seq": 2, "text": "Tom & Jerry <3", "final": True,
+         "tool_calls": []}
+    )  # fmt: skip
+
+    announced = html[html.index("#announcer") :]
+    assert "Tom &amp; Jerry &lt;3" in announced
+    assert "&amp;amp;" not in announced
