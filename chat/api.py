@@ -19,11 +19,9 @@ from agents.skills import Skill, skills
 from chat import selectors, services
 from chat.api_auth import api_endpoint, authenticate, error
 from chat.live import database_read, hub, release_connection
-from chat.models import Conversation, Message, Run, RunEvent, RunStatus
+from chat.models import UNSTORABLE, Conversation, Message, Run, RunEvent, RunStatus
 
 MAX_BODY_BYTES = 256 * 1024
-# What no text field stores: NUL (PostgreSQL refuses it) and lone surrogates (no UTF-8).
-UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 EVENT_NUMBER = re.compile("[0-9]{1,18}")  # ASCII digits: str.isdigit() takes "²" too
 
 

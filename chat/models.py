@@ -9,6 +9,7 @@ replayed exactly what it missed.
 from __future__ import annotations
 
 import hashlib
+import re
 import secrets
 import uuid
 
@@ -17,6 +18,9 @@ from django.db import models
 
 from agents.state import TerminationReason
 from agents.wording import REASON_LABELS
+
+# What no text field stores: NUL (PostgreSQL refuses it) and lone surrogates (no UTF-8).
+UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 
 
 class Conversation(models.Model):

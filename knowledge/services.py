@@ -15,6 +15,7 @@ from django.contrib.auth.models import User
 from django.core.files.uploadedfile import UploadedFile
 from django.db import DEFAULT_DB_ALIAS, IntegrityError, transaction
 
+from chat.models import UNSTORABLE
 from knowledge.extraction import (
     DocumentError,
     FileTooLarge,
@@ -48,6 +49,8 @@ def _title(title: str) -> str:
     cleaned = " ".join(str(title).split())
     if len(cleaned) > TITLE_MAX:
         raise InvalidTitle(f"At most {TITLE_MAX} characters.")
+    if UNSTORABLE.search(cleaned):
+        raise InvalidTitle("Contains a character text cannot hold (NUL or a lone surrogate).")
     return cleaned
 
 

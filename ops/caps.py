@@ -85,7 +85,7 @@ def daily_cost_limits(
     user's daily cap (none without a user: `ask` with no `--user`) and the site's.
     `runs` are the runs counted (all of them unless told); `spent_before` is added;
     `caps` are the staff's (read from the database unless given)."""
-    caps = caps or SpendCaps.load()
+    caps = caps or SpendCaps.current()
     user_cap = caps.user_cap() if owner_id is not None else None
     site_cap = caps.site_cap()
     if user_cap is None and site_cap is None:

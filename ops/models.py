@@ -121,6 +121,12 @@ class SpendCaps(models.Model):
         caps, _ = cls.objects.get_or_create(pk=cls.SINGLETON_ID)
         return caps
 
+    @classmethod
+    def current(cls) -> SpendCaps:
+        """The caps in force, read without a write (a refused request changes nothing):
+        the row, or an empty one until staff first save it."""
+        return cls.objects.filter(pk=cls.SINGLETON_ID).first() or cls()
+
     def user_cap(self) -> float | None:
         """The daily cap per user in force: this row's, else the environment's."""
         return _cap(self.user_daily_cost_usd, settings.ORACLE_USER_DAILY_COST_USD)

@@ -13,7 +13,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
-from django.db import DatabaseError
+from django.db import DatabaseError, transaction
 
 from agents.cancel import CancelToken
 from agents.config import AgentConfig, ConfigError, OperatorLimits
@@ -23,7 +23,7 @@ from agents.offline_model import OFFLINE_MODEL_NAME
 from agents.skills import UnknownSkillError, skill_named, skill_names
 from agents.state import RunStatus, TerminationReason
 from agents.subagents import DEFAULT_AGENT_TYPES, DELEGATE_TOOL, AgentType
-from chat.models import Run
+from chat.models import UNSTORABLE, Run
 from chat.runner import model_for, model_name
 from chat.tools import run_tools
 from ops.caps import daily_cost_limits
@@ -84,15 +84,14 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        # The user's saved settings (defaults without --user), then the flags over them;
-        # the operator's hard caps hold whoever runs it.
         user = _user(options["user"]) if options["user"] else None
-        base = agent_config_for(user=user) if user is not None else None
-        config = _config_from_flags(options, base)
         try:
             skill = skill_named(options["skill"])
         except UnknownSkillError as error:
             raise CommandError(f"--skill: {error}", returncode=USAGE_ERROR) from None
+        # The user's saved settings (defaults without --user), then the flags over them;
+        # the operator's hard caps hold whoever runs it.
+        config = _config_for(user, options)
         # The user's documents with --user; subagents as the skill allows.
         agent_types = _subagent_types() if skill.allows_tool(DELEGATE_TOOL) else []
         tools = run_tools(user_id=user.pk if user is not None else None, agent_types=agent_types)
@@ -118,6 +117,15 @@ async def _ask(question: str, deps: RunDeps, printer: Printer) -> TerminationRea
         # No one can press Continue in a terminal: the run ends with the limit's reason.
         result = await stop_paused_run(result.state, deps, on_event=printer)
     return result.state.termination_reason
+
+
+def _config_for(user: Any, options: dict[str, Any]) -> AgentConfig:
+    """The flags over the user's saved settings (the defaults without a user). Refused
+    flags store nothing: not even the defaults a user's first read stores."""
+    if user is None:
+        return _config_from_flags(options, None)
+    with transaction.atomic():
+        return _config_from_flags(options, agent_config_for(user=user))
 
 
 def _config_from_flags(options: dict[str, Any], base: AgentConfig | None) -> AgentConfig:
@@ -159,6 +167,8 @@ def _subagent_types() -> list[AgentType]:
 
 
 def _user(username: str) -> Any:
+    if UNSTORABLE.search(username):  # no name holds one, and the database refuses to look
+        raise CommandError(f"--user: there is no user named {username!r}", returncode=USAGE_ERROR)
     try:
         user = get_user_model().objects.filter(username=username).first()
     except DatabaseError as error:

@@ -7,6 +7,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from chat.models import UNSTORABLE
 from chat.services import api_token_create
 
 
@@ -19,9 +20,13 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         user_model = get_user_model()
-        try:
-            user = user_model.objects.get(username=options["username"])
-        except user_model.DoesNotExist:
-            raise CommandError(f"No user named {options['username']!r}.") from None
-        _, raw = api_token_create(user=user, name=options["name"] or "command line")
+        username, name = options["username"], options["name"]
+        if UNSTORABLE.search(name):
+            raise CommandError(f"--name {name!r}: text cannot hold NUL or a byte not UTF-8.")
+        # No username holds such a character (and the database refuses to look one up).
+        storable = not UNSTORABLE.search(username)
+        user = user_model.objects.filter(username=username).first() if storable else None
+        if user is None:
+            raise CommandError(f"No user named {username!r}.")
+        _, raw = api_token_create(user=user, name=name or "command line")
         self.stdout.write(raw)

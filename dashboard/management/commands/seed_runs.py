@@ -15,6 +15,7 @@ from dashboard.seeding import seed_runs
 from dashboard.views import dashboard
 
 TRIES = 5
+MAX_DAYS = 36_500  # a century; some 740,000 days back is before the year 1 (an error)
 
 
 class Command(BaseCommand):
@@ -32,8 +33,8 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        if options["count"] < 0 or options["days"] < 1:
-            self.stderr.write("N must be 0 or more and --days 1 or more.")
+        if options["count"] < 0 or not 1 <= options["days"] <= MAX_DAYS:
+            self.stderr.write(f"N must be 0 or more and --days from 1 to {MAX_DAYS}.")
             raise SystemExit(2)
         if options["count"]:
             began = time.perf_counter()
