@@ -206,6 +206,8 @@ class RunHost:
         if job is None:
             logger.info("run %s: nothing to do (already claimed or not queued)", run_id)
             return
+        # Which worker ran which round of a run, for an operator reading the workers' logs.
+        logger.info("run %s: claimed to %s (lease %d)", run_id, job.action, job.run.lease)
         recorder = RunRecorder(job.run, self.journal, tool_steps=job.tool_steps)
         self.journal.add(recorder)
         cancel = CancelToken()

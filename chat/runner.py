@@ -151,23 +151,29 @@ def user_config(user: Any) -> tuple[AgentConfig, OperatorLimits]:
 
 def claim(run_id: str) -> Job | None:
     """Take a queued run (compare-and-set, so a run is driven once) with what it needs."""
-    now = timezone.now()
     with transaction.atomic():
         claimed = Run.objects.filter(pk=run_id, status=RunStatus.QUEUED).update(
-            status=RunStatus.RUNNING, heartbeat_at=now, lease=F("lease") + 1
+            status=RunStatus.RUNNING, lease=F("lease") + 1
         )
         if not claimed:
             return None
+        # Its first heartbeat is when the row is ours: the update may have waited seconds
+        # for a busy database (SQLite's write lock), which must not count as silence.
+        now = timezone.now()
         run = Run.objects.select_related("conversation__owner", "user_message").get(pk=run_id)
-        if run.started_at is None:
-            run.started_at = now
-            run.save(update_fields=["started_at"])
+        run.heartbeat_at, run.started_at = now, run.started_at or now
+        run.save(update_fields=["heartbeat_at", "started_at"])
     config, operator = user_config(run.conversation.owner)
     run.limit_action = config.limit_action.value  # this round's, for the staff dashboard
     run.save(update_fields=["limit_action"])
+    action = run.pending_action
+    if action == "resume" and not run.state:
+        # Lost before its first checkpoint was saved (its worker died, or could not write,
+        # as it began): nothing was done that a resume could keep, so it starts again.
+        action = "start"
     history: list[dict[str, Any]] = []
     question = ""
-    if run.pending_action == "start":
+    if action == "start":
         question = run.user_message.content if run.user_message else ""
         earlier = Message.objects.filter(
             conversation=run.conversation,
@@ -180,11 +186,11 @@ def claim(run_id: str) -> Job | None:
                 history.append({"role": message.role, "content": message.content})
     state = AgentState.from_json(json.dumps(run.state)) if run.state else None
     # The daily spending caps: what is left of them caps this run's cost.
-    operator = run_cost_limits(operator, run=run, state=state, action=run.pending_action, now=now)
-    tool_steps = _cut_off_steps(run, state) if run.pending_action == "resume" else {}
+    operator = run_cost_limits(operator, run=run, state=state, action=action, now=now)
+    tool_steps = _cut_off_steps(run, state) if action == "resume" else {}
     return Job(
         run,
-        run.pending_action,
+        action,
         config,
         operator,
         question,

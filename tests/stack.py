@@ -1,9 +1,12 @@
 """The whole product as real processes (daphne, a Celery worker) on a database of its own,
-for tests that cross processes. Talk to it over HTTP and WebSocket like a client would."""
+for tests that cross processes. Talk to it over HTTP and WebSocket like a client would.
+It can also run as several machines would: more daphnes and more workers on the same
+database and Redis (`start(daphnes=2, workers=2)`)."""
 
 from __future__ import annotations
 
 import signal
+import subprocess
 import sys
 import uuid
 from pathlib import Path
@@ -15,81 +18,105 @@ from django.conf import settings
 
 from tests import processes
 
+# The session's stack takes this Redis database (counted on from the suite's own): no
+# other test worker takes its tasks. A stack that lives beside it takes another.
+STACK_REDIS_DB = 7
 
-def _other_redis_db(url: str) -> str:
+
+def _other_redis_db(url: str, offset: int) -> str:
     parts = urlsplit(url)
     if parts.scheme == "unix":
-        query = {**parse_qs(parts.query), "db": [str(_STACK_REDIS_DB)]}
+        query = {**parse_qs(parts.query), "db": [str(offset)]}
         return f"unix://{parts.path}?{urlencode(query, doseq=True)}"
     current = int(parts.path.strip("/") or 0)
-    return urlunsplit(parts._replace(path=f"/{(current + _STACK_REDIS_DB) % 16}"))
-
-
-_STACK_REDIS_DB = 7
+    return urlunsplit(parts._replace(path=f"/{(current + offset) % 16}"))
 
 
 class OracleStack:
-    def __init__(self, folder: Path, **env: str) -> None:
+    def __init__(self, folder: Path, *, redis_db: int = STACK_REDIS_DB, **env: str) -> None:
         self.folder = folder
         self.port = processes.free_port()
         self.url = f"http://127.0.0.1:{self.port}"
+        self.urls = [self.url]  # one for each daphne, the first one's first
         database_url, self._database_name = processes.scratch_database(folder, "e2e")
-        # A Redis database of its own: no other test worker takes this stack's tasks.
         self.env = processes.base_env(
             DATABASE_URL=database_url, DEBUG="false",
-            REDIS_URL=_other_redis_db(settings.REDIS_URL),
+            REDIS_URL=_other_redis_db(settings.REDIS_URL, redis_db),
             SECRET_KEY="e2e-" + uuid.uuid4().hex * 2, ALLOWED_HOSTS="127.0.0.1,localhost",
             SECURE_SSL_REDIRECT="false", SECURE_COOKIES="false",
             # The fake provider plays scripts: a title call would take a scripted answer.
             **{"ORACLE_AUTO_TITLES": "false", **env},
         )  # fmt: skip
-        self.daphne: Any = None
-        self.worker: Any = None
-        self._worker_count = 0
+        self.daphnes: list[subprocess.Popen[bytes]] = []
+        self.workers: dict[str, subprocess.Popen[bytes]] = {}  # by node name, in start order
+        self.worker: Any = None  # the last one started
 
-    def start(self) -> OracleStack:
+    def start(self, *, daphnes: int = 1, workers: int = 1) -> OracleStack:
         result = processes.manage("migrate", "--noinput", env=self.env, timeout=120)
         assert result.returncode == 0, result.stderr
-        command = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port),
-                   "oracle.asgi:application"]  # fmt: skip
-        self.daphne = processes.start(command, self.env, self.folder / "daphne.log")
-        self.start_worker()
-        processes.wait_for(lambda: processes.get_status(f"{self.url}/healthz") == 200, 30)
+        for _ in range(daphnes):
+            self._launch_daphne()
+        names = [self._launch_worker() for _ in range(workers)]  # they start side by side
+        self._wait_ready(names, live=workers)
+        processes.wait_for(
+            lambda: all(processes.get_status(f"{url}/healthz") == 200 for url in self.urls), 30
+        )
         return self
 
-    def start_worker(self) -> None:
-        self._worker_count += 1
-        name = f"e2e-{self.port}-{self._worker_count}"
-        self.worker = processes.start_worker(
-            self.folder / f"worker-{self._worker_count}.log", name=name, env=self.env
-        )
+    def _launch_daphne(self) -> None:
+        port = processes.free_port() if self.daphnes else self.port  # the first on self.url
+        if self.daphnes:
+            self.urls.append(f"http://127.0.0.1:{port}")
+        command = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
+                   "oracle.asgi:application"]  # fmt: skip
+        log = self.folder / f"daphne-{len(self.daphnes) + 1}.log"
+        self.daphnes.append(processes.start(command, self.env, log))
+
+    def start_worker(self) -> str:
+        """Start one more worker; returns its node name once it takes tasks."""
+        name = self._launch_worker()
+        self._wait_ready([name], live=1)
+        return name
+
+    def _launch_worker(self) -> str:
+        name = f"e2e-{self.port}-{len(self.workers) + 1}"
+        self.worker = processes.start_worker(self.worker_log(name), name=name, env=self.env)
+        self.workers[name] = self.worker
+        return name
+
+    def _wait_ready(self, names: list[str], *, live: int) -> None:
         processes.wait_for(
             lambda: (
-                processes.get_json(f"{self.url}/healthz")[1].get("workers", 0) >= 1
-                and self._worker_ready(name)
+                processes.get_json(f"{self.url}/healthz")[1].get("workers", 0) >= live
+                and all(self._worker_ready(name) for name in names)
             ),
-            60,
+            90,  # a worker imports LiteLLM as it starts: seconds, more on a busy machine
         )
 
+    def worker_log(self, name: str) -> Path:
+        return self.folder / f"worker-{name.rsplit('-', 1)[1]}.log"
+
     def _worker_ready(self, name: str) -> bool:
-        log = (self.folder / f"worker-{self._worker_count}.log").read_text()
+        log = self.worker_log(name).read_text()
         return f"{name}@" in log and " ready." in log
 
-    def kill_worker(self) -> None:
-        self.worker.send_signal(signal.SIGKILL)
-        self.worker.wait()
+    def kill_worker(self, name: str | None = None) -> None:
+        """SIGKILL a worker (the last one started, unless named), as a machine lost."""
+        worker = self.workers[name] if name else self.worker
+        worker.send_signal(signal.SIGKILL)
+        worker.wait()
 
     def stop(self) -> None:
-        for process in (self.worker, self.daphne):
-            if process is not None:
-                processes.stop(process)
+        for process in [*self.workers.values(), *self.daphnes]:
+            processes.stop(process)
         processes.drop_scratch_database(self._database_name)
 
     def create_user(self, username: str) -> str:
         """Create a user and return an API token for them."""
         return processes.create_user(username, env=self.env)
 
-    def client(self, token: str) -> httpx.Client:
+    def client(self, token: str, url: str | None = None) -> httpx.Client:
+        """An API client of `token`'s user, talking to the first daphne unless `url`."""
         return httpx.Client(
-            base_url=self.url, headers={"Authorization": f"Bearer {token}"}, timeout=30
+            base_url=url or self.url, headers={"Authorization": f"Bearer {token}"}, timeout=30
         )

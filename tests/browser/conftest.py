@@ -79,10 +79,9 @@ def live_server_url(daphne_server: LiveServer) -> str:
     return daphne_server.url
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    """Chromium for one test module: Playwright's sync API holds an event loop while it
-    runs, which must be gone before any asyncio test runs in this process."""
+@contextmanager
+def launched_chromium() -> Iterator[Any]:
+    """Debian's Chromium driven by Playwright, closed afterwards."""
     if not CHROMIUM.exists():
         pytest.fail(
             f"Browser tests need Chromium at {CHROMIUM}: install it with "
@@ -95,6 +94,14 @@ def browser() -> Iterator[Any]:
         chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Chromium for one test module: Playwright's sync API holds an event loop while it
+    runs, which must be gone before any asyncio test runs in this process."""
+    with launched_chromium() as chromium:
+        yield chromium
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ from django.utils import timezone
 from agents.offline_model import OfflineModel
 from agents.state import AgentState
 from chat.models import Message, Role, Run, RunEvent, RunStatus
+from chat.runner import claim
 from chat.services import (
     FAILED_NOTICE,
     conversation_create,
@@ -174,6 +175,29 @@ def test_a_lost_workers_run_is_resumed_by_itself_twice_then_waits_for_the_user(
     assert (swept.status, swept.reason, swept.auto_resumes) == ("finished", "interrupted", 2)
     latest = swept.messages.filter(role=Role.SYSTEM).order_by("-seq").first()
     assert latest is not None and "press Resume" in latest.content
+
+
+def test_a_run_lost_before_anything_was_saved_starts_again_from_its_question(
+    alice: User, settings
+) -> None:
+    """Its worker died (or could not write) as it began: no checkpoint to resume from."""
+    settings.ORACLE_RUN_HEARTBEAT_TIMEOUT = 30
+    conversation = conversation_create(owner=alice)
+    question = Message.objects.create(conversation=conversation, seq=1, role=Role.USER,
+                                      content="What is 2+2?")  # fmt: skip
+    conversation.last_message_seq = 1
+    conversation.save()
+    Run.objects.create(
+        conversation=conversation, status=RunStatus.RUNNING, pending_action="start",
+        user_message=question, heartbeat_at=timezone.now() - timedelta(seconds=31),
+    )  # fmt: skip
+    (swept,) = runs_mark_interrupted()
+    assert swept.pending_action == "resume"
+
+    job = claim(str(swept.pk))
+
+    assert job is not None
+    assert (job.action, job.question, job.history, job.state) == ("start", "What is 2+2?", [], None)
 
 
 def test_a_failure_inside_oracle_is_not_retried_by_itself(alice: User) -> None:
