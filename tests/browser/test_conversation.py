@@ -82,6 +82,22 @@ def test_a_tool_step_has_no_empty_answer_above_it_after_a_reload(
     assert [text.strip() for text in bodies] == ["It is 42."]
 
 
+def test_a_tool_steps_long_lines_wrap_inside_the_column(
+    page: Any, stack: OracleStack, fake_provider: FakeServer
+) -> None:
+    name, _ = _person(stack)
+    unbroken = "1+" * 400 + "1"
+    step = {"tool_calls": [{"name": "calculator", "arguments": {"expression": unbroken}}]}
+    fake_provider.set_script([step, {"text": ["Counted."]}])
+    _start(page, stack, name, "Add up a long line")
+    page.wait_for_selector(".msg-assistant >> text=Counted.")
+
+    page.click(".tool-step summary")
+    step_box = page.locator(".tool-step").first
+    assert step_box.evaluate("el => el.scrollWidth <= el.clientWidth")
+    assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
+
+
 def test_a_paused_run_that_is_stopped_offers_no_stop_and_one_continue(
     page: Any, stack: OracleStack, fake_provider: FakeServer
 ) -> None:
