@@ -127,7 +127,9 @@ def _enqueue(run: Run) -> None:
 
 def _send_run(run_id: str) -> None:
     try:
-        celery_app.send_task("chat.execute_run", args=[run_id], retry=False)
+        # No result is kept: asking for one would make the send wait on the result
+        # store, which retries for 20 s while Redis is away.
+        celery_app.send_task("chat.execute_run", args=[run_id], retry=False, ignore_result=True)
     except Exception as error:  # the broker is away: the sweeper takes the run later
         logger.warning("run %s stays queued until a worker sweeps it: %r", run_id, error)
 

@@ -7,7 +7,7 @@ import agents.litellm_model  # noqa: F401
 from chat import runner
 
 
-@shared_task(name="chat.execute_run")
+@shared_task(name="chat.execute_run", ignore_result=True)
 def execute_run_task(run_id: str) -> None:
     """Drive one queued run (start, continue, resume or stop) in this worker."""
     runner.execute_run(run_id)
