@@ -82,11 +82,9 @@ def stack(
     """The whole product (daphne, a worker, Redis, a database) talking to the fake provider."""
     oracle = OracleStack(
         tmp_path_factory.mktemp("stack"),
-        ORACLE_MODEL="openai/fake-model",
         ORACLE_MODELS="openai/fake-model,openai/fake-large",
-        ORACLE_API_BASE=fake_provider.base_url,
-        ORACLE_API_KEY="fake-key",
         ORACLE_RUN_HEARTBEAT_TIMEOUT="3",
+        **processes.model_env(fake_provider),
     )
     oracle.start()
     try:

@@ -18,10 +18,20 @@ from typing import Any, TypeVar
 
 from django.conf import settings
 
+from agents.testing.fake_server import FakeServer
 from ops.lifecycle import die_with_parent
 
 ROOT = Path(__file__).resolve().parent.parent
 T = TypeVar("T")
+
+
+def model_env(provider: FakeServer) -> dict[str, str]:
+    """The settings that point Oracle's processes at the fake provider."""
+    return {
+        "ORACLE_MODEL": "openai/fake-model",
+        "ORACLE_API_BASE": provider.base_url,
+        "ORACLE_API_KEY": "fake-key",
+    }
 
 
 def base_env(**overrides: str | None) -> dict[str, str]:

@@ -10,7 +10,6 @@ import subprocess
 import sys
 import uuid
 from pathlib import Path
-from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
 import httpx
@@ -49,7 +48,6 @@ class OracleStack:
         )  # fmt: skip
         self.daphnes: list[subprocess.Popen[bytes]] = []
         self.workers: dict[str, subprocess.Popen[bytes]] = {}  # by node name, in start order
-        self.worker: Any = None  # the last one started
 
     def start(self, *, daphnes: int = 1, workers: int = 1) -> OracleStack:
         result = processes.manage("migrate", "--noinput", env=self.env, timeout=120)
@@ -80,8 +78,7 @@ class OracleStack:
 
     def _launch_worker(self) -> str:
         name = f"e2e-{self.port}-{len(self.workers) + 1}"
-        self.worker = processes.start_worker(self.worker_log(name), name=name, env=self.env)
-        self.workers[name] = self.worker
+        self.workers[name] = processes.start_worker(self.worker_log(name), name=name, env=self.env)
         return name
 
     def _wait_ready(self, names: list[str], *, live: int) -> None:
@@ -102,7 +99,7 @@ class OracleStack:
 
     def kill_worker(self, name: str | None = None) -> None:
         """SIGKILL a worker (the last one started, unless named), as a machine lost."""
-        worker = self.workers[name] if name else self.worker
+        worker = self.workers[name or next(reversed(self.workers))]
         worker.send_signal(signal.SIGKILL)
         worker.wait()
 

@@ -12,16 +12,17 @@ from typing import Any
 
 import pytest
 from channels.testing import WebsocketCommunicator
-from django.apps import apps
 from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
-from django.urls import URLPattern, URLResolver, get_resolver
+from django.urls import reverse
 
 from chat.models import Message, Role, Run, RunStatus
 from chat.services import api_token_create, conversation_create
 from knowledge.services import document_upload
 from ops.models import Alert, AlertKind
+from tests.fuzz.world import snapshot
+from tests.routes import Pattern, every_pattern
 
 pytestmark = pytest.mark.django_db
 
@@ -99,25 +100,15 @@ ROUTES: dict[str, Route] = {
 UNNAMED = {"favicon.ico"}  # a redirect to the icon
 
 
-def every_route() -> dict[str, str]:
-    """Each named route Django resolves, as name -> pattern."""
-    found: dict[str, str] = {}
-
-    def walk(patterns: list[Any], prefix: str, namespace: str) -> None:
-        for pattern in patterns:
-            if isinstance(pattern, URLResolver):
-                if pattern.namespace == "admin":
-                    continue  # Django's own: it checks staff and CSRF itself
-                inner = f"{namespace}{pattern.namespace}:" if pattern.namespace else namespace
-                walk(pattern.url_patterns, prefix + str(pattern.pattern), inner)
-            elif isinstance(pattern, URLPattern):
-                route = prefix + str(pattern.pattern)
-                if pattern.name:
-                    found[namespace + pattern.name] = route
-                else:
-                    assert route in UNNAMED, f"an unnamed route: {route}"
-
-    walk(get_resolver().url_patterns, "", "")
+def every_route() -> dict[str, Pattern]:
+    """Each of our named routes (the admin is Django's own: it checks staff and CSRF)."""
+    found = {}
+    for pattern in every_pattern():
+        if pattern.route.startswith("admin/"):
+            continue
+        assert pattern.name or pattern.route in UNNAMED, f"an unnamed route: {pattern.route}"
+        if pattern.name:
+            found[pattern.name] = pattern
     return found
 
 
@@ -155,21 +146,14 @@ def belongings(user: User) -> Owned:
     return Owned(str(conversation.id), str(run.id), str(document.id), str(token.id))
 
 
-def url_of(name: str, pattern: str, owned: Owned | None, alert: int | None = None) -> str:
+def url_of(name: str, owned: Owned | None, alert: int | None = None) -> str:
     route = ROUTES[name]
-    url = "/" + pattern
-    for _ in range(url.count("<")):
-        head, _, rest = url.partition("<")
-        _, _, tail = rest.partition(">")
-        if route.owned:
-            assert owned is not None
-            value = getattr(owned, route.owned)
-        elif route.example == "alert":
-            value = str(alert)
-        else:
-            value = route.example
-        url = head + value + tail
-    return url
+    if route.owned:
+        assert owned is not None
+        value = getattr(owned, route.owned)
+    else:
+        value = str(alert) if route.example == "alert" else route.example
+    return reverse(name, kwargs=dict.fromkeys(every_route()[name].params, value))
 
 
 # Bodies that would succeed, so that a refusal is the guard's doing, not the body's.
@@ -205,22 +189,6 @@ def send(client: Client, method: str, url: str, name: str, **headers: str) -> An
     return client.generic(method, url, **headers)
 
 
-OURS = ("chat", "knowledge", "settings_ui", "dashboard", "ops", "accounts", "auth")
-
-
-BOOKKEEPING = {"last_login", "last_used_at"}  # when the visitor's own login was used
-
-
-def snapshot() -> dict[str, list[tuple[Any, ...]]]:
-    """Every row of every model a route could change (sessions aside)."""
-    rows = {}
-    for model in apps.get_models():
-        if model._meta.app_label in OURS:
-            fields = [f.attname for f in model._meta.concrete_fields if f.name not in BOOKKEEPING]
-            rows[model._meta.label] = list(model.objects.order_by("pk").values_list(*fields))
-    return rows
-
-
 @pytest.fixture
 def alice_staff(alice: User) -> User:
     alice.is_staff = True
@@ -250,7 +218,7 @@ def test_a_write_without_a_csrf_token_is_refused_and_changes_nothing(
     """A page on another site can make the browser send the cookie, never the token."""
     settings.ORACLE_SIGNUP = "open"
     owned = belongings(alice_staff)
-    url = url_of(name, every_route()[name], owned, alert)
+    url = url_of(name, owned, alert)
     client = Client(enforce_csrf_checks=True)
     if not ROUTES[name].anonymous:
         client.force_login(alice_staff)
@@ -290,7 +258,7 @@ def test_another_users_ids_are_404_and_change_nothing(
 ) -> None:
     belongings(alice)
     bobs = belongings(bob)
-    url = url_of(name, every_route()[name], bobs)
+    url = url_of(name, bobs)
     before = snapshot()
 
     response = intruder(method, url, name)
@@ -306,7 +274,7 @@ def test_another_users_ids_are_404_with_an_api_token(
     """A bearer token reaches the API routes only; elsewhere it is no login at all."""
     bobs = belongings(bob)
     _, raw = api_token_create(user=alice)
-    url = url_of(name, every_route()[name], bobs)
+    url = url_of(name, bobs)
     before = snapshot()
 
     response = send(Client(), method, url, name, HTTP_AUTHORIZATION=f"Bearer {raw}")
@@ -331,7 +299,7 @@ def test_pages_without_an_id_show_nothing_of_another_user(
     alice: User, bob: User, intruder: Callable[..., Any], name: str, method: str
 ) -> None:
     bobs = belongings(bob)
-    response = intruder(method, url_of(name, every_route()[name], None), name)
+    response = intruder(method, url_of(name, None), name)
 
     assert response.status_code == 200
     body = response.content.decode()
@@ -347,7 +315,7 @@ def staff_cases() -> list[tuple[str, str]]:
 def test_staff_routes_are_404_to_everyone_else(
     alice: User, alert: int, intruder: Callable[..., Any], name: str, method: str
 ) -> None:
-    url = url_of(name, every_route()[name], None, alert)
+    url = url_of(name, None, alert)
     before = snapshot()
 
     assert intruder(method, url, name).status_code == 404

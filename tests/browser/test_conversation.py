@@ -10,6 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from agents.testing.fake_server import FakeServer
+from tests import processes
 from tests.browser.conftest import log_in
 from tests.stack import OracleStack
 
@@ -411,11 +412,7 @@ def test_the_model_names_a_new_conversation_and_the_page_shows_it_at_once(
     page: Any, fake_provider: FakeServer, tmp_path: Any
 ) -> None:
     titled = OracleStack(
-        tmp_path,
-        ORACLE_MODEL="openai/fake-model",
-        ORACLE_API_BASE=fake_provider.base_url,
-        ORACLE_API_KEY="fake-key",
-        ORACLE_AUTO_TITLES="true",
+        tmp_path, ORACLE_AUTO_TITLES="true", **processes.model_env(fake_provider)
     ).start()
     try:
         titled.create_user("namer")

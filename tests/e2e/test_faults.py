@@ -59,11 +59,9 @@ def serving(folder: Path, provider: FakeServer, **env: str) -> Iterator[ServedOr
     folder.mkdir(exist_ok=True)
     oracle = ServedOracle(
         folder,
-        ORACLE_MODEL="openai/fake-model",
-        ORACLE_API_BASE=provider.base_url,
-        ORACLE_API_KEY="fake-key",
         ORACLE_RUN_HEARTBEAT_TIMEOUT="3",
         ORACLE_AUTO_TITLES="false",  # the tests count the provider's calls
+        **processes.model_env(provider),
         **env,
     ).start()
     try:

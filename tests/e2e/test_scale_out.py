@@ -50,10 +50,8 @@ def two_by_two(
     oracle = OracleStack(
         tmp_path_factory.mktemp("scale-out"),
         redis_db=STACK_REDIS_DB + 1,
-        ORACLE_MODEL="openai/fake-model",
-        ORACLE_API_BASE=provider.base_url,
-        ORACLE_API_KEY="fake-key",
         ORACLE_RUN_HEARTBEAT_TIMEOUT="3",
+        **processes.model_env(provider),
     )
     oracle.start(daphnes=2, workers=2)
     try:

@@ -8,7 +8,6 @@ an entry here fails `test_every_api_route_is_fuzzed`."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, urlencode
@@ -18,7 +17,6 @@ from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import transaction
 from django.test import Client
-from django.urls import URLPattern, URLResolver, get_resolver
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -42,6 +40,7 @@ from tests.fuzz.strategies import (
     mixed,
 )
 from tests.fuzz.world import World, build_world, snapshot
+from tests.routes import every_pattern
 
 pytestmark = pytest.mark.django_db
 PARAMETER = re.compile(r"<(?:\w+:)?(\w+)>")
@@ -92,16 +91,7 @@ CASES = [(route, method) for route, methods in ENDPOINTS.items() for method in [
 
 def api_routes() -> set[str]:
     """Every URL pattern under `api/`, as its route, from Django's own resolver."""
-
-    def walk(patterns: list[URLPattern | URLResolver], prefix: str) -> Iterator[str]:
-        for pattern in patterns:
-            route = prefix + str(pattern.pattern)
-            if isinstance(pattern, URLResolver):
-                yield from walk(pattern.url_patterns, route)
-            else:
-                yield route
-
-    return {route for route in walk(get_resolver().url_patterns, "") if route.startswith("api/")}
+    return {pattern.route for pattern in every_pattern() if pattern.route.startswith("api/")}
 
 
 def test_every_api_route_is_fuzzed() -> None:
