@@ -30,9 +30,16 @@ $(CHROMIUM):
 	else echo "The browser tests need Chromium: run 'sudo apt-get install chromium'." >&2; exit 1; fi; \
 	$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium >/dev/null
 
+# The MCP servers from npm that the tests run (tests/mcp/package.json), as its lock file says.
+MCP_NPM := tests/mcp/node_modules/.installed
+$(MCP_NPM): tests/mcp/package.json tests/mcp/package-lock.json
+	@command -v npm >/dev/null || { echo "The MCP tests need Node.js 20 and npm: run 'sudo apt-get install nodejs npm'." >&2; exit 1; }
+	npm ci --prefix tests/mcp --no-audit --no-fund --loglevel=error
+	touch $@
+
 # mypy's django-stubs plugin imports the settings: a REDIS_URL (never connected to)
 # keeps that from starting the embedded Redis.
-test: $(VENV)/.installed-dev $(CHROMIUM)
+test: $(VENV)/.installed-dev $(CHROMIUM) $(MCP_NPM)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	REDIS_URL=redis://127.0.0.1:6379/0 $(BIN)/mypy
@@ -43,7 +50,7 @@ format: $(VENV)/.installed-dev
 	$(BIN)/ruff check --fix .
 
 clean:
-	rm -rf $(VENV) var/test-*
+	rm -rf $(VENV) var/test-* tests/mcp/node_modules
 
 # `make bench`: Oracle against the agent frameworks people use instead (bench/README.md).
 # The peers go into their own venv, .venv-bench, from the `bench` group of pyproject.toml.

@@ -56,6 +56,9 @@ _FIRST_COMPLETION_ESTIMATE = 256
 # How long to wait for a cancelled stream or tool to clean up (closing connections).
 _CLEANUP_SECONDS = 0.5
 
+# The reason `run.paused` gives when tool calls wait for the user's approval.
+APPROVAL = "approval"
+
 T = TypeVar("T")
 StopCause = Literal["cancel", "timeout"]
 CheckpointSink = Callable[[AgentState], Awaitable[None]]
@@ -232,13 +235,45 @@ async def _announce_resumed(run: _Run) -> None:
     )
 
 
+async def answer_approval(
+    state: AgentState,
+    deps: RunDeps,
+    *,
+    on_event: EventSink = discard_events,
+    cancel: CancelToken | None = None,
+    on_checkpoint: CheckpointSink | None = None,
+) -> RunResult:
+    """Go on with a run that waited for approval, in the same round: approved calls run,
+    declined ones give the model a tool error. The answers are in `state.approvals`
+    (a call with none counts as declined)."""
+    if state.status is not RunStatus.PAUSED or not state.awaiting_approval:
+        raise ValueError("only a run waiting for approval can be answered")
+    run = _Run(state, deps, on_event, cancel, on_checkpoint)
+    state.status = RunStatus.RUNNING
+    for call in state.awaiting_approval:
+        approved = state.approvals.setdefault(call["id"], False)
+        await run.emit(
+            EventType.TOOL_APPROVAL_GIVEN, id=call["id"], name=call["name"], approved=approved
+        )
+    state.awaiting_approval = []
+    await _announce_resumed(run)
+    return await run.drive(resume_tools=True)
+
+
 async def stop_paused_run(
     state: AgentState, deps: RunDeps, *, on_event: EventSink = discard_events
 ) -> RunResult:
-    """End a paused run with the reason of the limit it paused at (SPEC section 5)."""
-    if state.status is not RunStatus.PAUSED or state.paused_reason is None:
+    """End a paused run with the reason of the limit it paused at (SPEC section 5); one
+    that waited for approval ends as cancelled, its calls not run."""
+    if state.status is not RunStatus.PAUSED:
         raise ValueError("only a paused run can be stopped this way")
-    reason = state.paused_reason
+    if state.awaiting_approval:
+        reason = TerminationReason.CANCELLED
+        state.awaiting_approval = []
+    elif state.paused_reason is not None:
+        reason = state.paused_reason
+    else:
+        raise ValueError("a paused run has the reason it paused for")
     state.status = RunStatus.RUNNING
     run = _Run(state, deps, on_event, None, None)
     return await run.finish(reason)
@@ -311,7 +346,8 @@ class _Run:
                 limits = self.state.call_limits
                 assert limits is not None, "a step saved mid-way has its call limits"
                 self._deadline = self.clock.now() + limits.seconds
-                await self._run_tools(calls, announce=False)
+                if await self._run_tools(calls, announce=False):
+                    return await self._pause_for_approval()
             return await self._drive()
         finally:
             if self._stopper is not None:
@@ -341,13 +377,15 @@ class _Run:
             # given: a lost worker resumes from here, and deciding again gives none of
             # them twice (a checkpoint before deciding would give them again).
             await self._checkpoint()
-            await self._iteration()
+            if await self._iteration():
+                return await self._pause_for_approval()
 
     async def _checkpoint(self) -> None:
         if self.on_checkpoint is not None:
             await self.on_checkpoint(self.state)
 
-    async def _iteration(self) -> None:
+    async def _iteration(self) -> bool:
+        """One model call and its tools; True when a tool call waits for approval."""
         state = self.state
         wind_down = state.wind_down_reason is not None
         for hint in state.pending_hints:
@@ -365,7 +403,7 @@ class _Run:
         self._record_usage(streamed)
         will_run_tools = self._take_response(streamed, wind_down)
         if not will_run_tools:
-            return
+            return False
         await self.emit(
             EventType.ASSISTANT_MESSAGE,
             text=self._unemitted_text,
@@ -378,7 +416,7 @@ class _Run:
             # resumes by running them, without asking the model again.
             self._tick()
             await self.on_checkpoint(state)
-        await self._run_tools(streamed.tool_calls)
+        return await self._run_tools(streamed.tool_calls)
 
     def _take_response(self, streamed: _Streamed, wind_down: bool) -> bool:
         """Add the response to the history and to the answer so far; whether its tool
@@ -530,7 +568,8 @@ class _Run:
             cost_usd=self.model.price(prompt, completion) if prompt or completion else 0.0,
         )
 
-    async def _run_tools(self, calls: list[ToolCallPart], *, announce: bool = True) -> None:
+    async def _run_tools(self, calls: list[ToolCallPart], *, announce: bool = True) -> bool:
+        """Run a step's tool calls; True (and nothing run) when some wait for approval."""
         state = self.state
         assert state.call_limits is not None
         allowed = calls[: state.call_limits.allowed_tool_calls(len(calls))]
@@ -540,24 +579,32 @@ class _Run:
         async def run_one(call: ToolCallPart) -> None:
             context = _TOOL_CONTEXT.set(ToolContext(self, call.id))
             try:
-                async with limit:
-                    result = await self.deps.tools.run(call.id, call.name, call.arguments)
+                if state.approvals.get(call.id) is False:
+                    result = ToolResult(call.id, call.name, {}, False, wording.DECLINED)
+                else:
+                    async with limit:
+                        result = await self.deps.tools.run(call.id, call.name, call.arguments)
             finally:
                 _TOOL_CONTEXT.reset(context)
             results[call.id] = result
             self.tree.on_tool_result(state, result)
+            attachments = {"attachments": list(result.attachments)} if result.attachments else {}
             await self.emit(
                 EventType.TOOL_RESULT,
                 id=call.id,
                 name=call.name,
                 ok=result.ok,
                 content=result.content,
+                **attachments,
             )
 
         for call in calls if announce else ():
             await self.emit(
                 EventType.TOOL_CALL, id=call.id, name=call.name, arguments=call.shown_arguments
             )
+        if waiting := self._awaiting_approval(allowed):
+            state.awaiting_approval = waiting
+            return True
         state.round.tool_calls += len(allowed)
         state.total.tool_calls += len(allowed)
         if all(self.deps.tools.runs_inline(call.name) for call in allowed):
@@ -584,6 +631,20 @@ class _Run:
             state.messages.append(
                 {"role": "tool", "tool_call_id": call.id, "content": result.content}
             )
+        for call in calls:
+            state.approvals.pop(call.id, None)  # answered: nothing to keep
+        return False
+
+    def _awaiting_approval(self, calls: list[ToolCallPart]) -> list[dict[str, Any]]:
+        """The calls that need the user's approval and have no answer yet."""
+        waiting = []
+        for call in calls:
+            tool = self.deps.tools.get(call.name)
+            if tool is None or not tool.needs_approval or call.id in self.state.approvals:
+                continue
+            waiting.append({"id": call.id, "name": call.name, "server": tool.server,
+                            "arguments": call.shown_arguments})  # fmt: skip
+        return waiting
 
     # --- stopping from outside --------------------------------------------------
 
@@ -642,6 +703,26 @@ class _Run:
             failure=state.provider_failure,
         ):
             await self.emit(event.pop("type"), **event)
+        return RunResult(state)
+
+    async def _pause_for_approval(self) -> RunResult:
+        """Wait for the user's Approve or Deny of the step's calls, holding no worker;
+        the time waited is not run time."""
+        state = self.state
+        self._tick()
+        state.status = RunStatus.PAUSED
+        for call in state.awaiting_approval:
+            await self.emit(EventType.TOOL_APPROVAL_REQUESTED, **call)
+        await self.emit(
+            EventType.SYSTEM_NOTICE,
+            severity="warning",
+            metric=None,
+            value=None,
+            limit=None,
+            text=wording.approval_notice(state.awaiting_approval),
+            reason=APPROVAL,
+        )
+        await self.emit(EventType.RUN_PAUSED, reason=APPROVAL)
         return RunResult(state)
 
     async def _pause(self, reason: TerminationReason) -> RunResult:

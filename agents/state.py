@@ -229,6 +229,10 @@ class AgentState:
     cancel_requested: bool = False
     provider_failure: ProviderFailure | None = None
     paused_reason: TerminationReason | None = None
+    # Tool calls that wait for the user's Approve or Deny ({"id", "name", "server",
+    # "arguments"}), and the answers given so far by call id (True: approved).
+    awaiting_approval: list[dict[str, Any]] = field(default_factory=list)
+    approvals: dict[str, bool] = field(default_factory=dict)
     limit_hit: LimitHit | None = None
     termination_reason: TerminationReason | None = None
     failure_class: FailureClass | None = None
@@ -338,6 +342,8 @@ class AgentState:
             kind = ModelProblem.PROVIDER_FAILED if old_transient else ModelProblem.FAILED
             data["provider_failure"] = ProviderFailure(kind, detail=old_detail)
         data["pending_notices"] = [Notice(**notice) for notice in data["pending_notices"]]
+        data.setdefault("awaiting_approval", [])  # states saved before approvals were asked
+        data.setdefault("approvals", {})
         # States saved before results were compared kept "name:arguments" strings.
         data["recent_actions"] = [
             row if isinstance(row, list) else [*row.partition(":")[::2], ""]

@@ -15,7 +15,7 @@ import threading
 import types
 import typing
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 _JSON_TYPES: dict[type, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
@@ -34,6 +34,18 @@ class ToolResult:
     arguments: dict[str, Any]
     ok: bool
     content: str
+    # What only the user is shown (an MCP tool's images): {"type", "mime_type", "data"}.
+    attachments: tuple[dict[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class ToolOutput:
+    """What a tool may return instead of a plain value: its text, whether it succeeded
+    (an MCP tool's `isError`) and attachments for the user."""
+
+    text: str
+    ok: bool = True
+    attachments: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -54,6 +66,10 @@ class Tool:
     params: tuple[_Param, ...]
     is_async: bool
     inline: bool
+    server: str = ""  # the MCP server it comes from ("" for Oracle's own tools)
+    needs_approval: bool = False  # a call waits for the user's Approve or Deny
+    # Checks arguments against a JSON Schema (MCP tools) instead of `params`.
+    validator: Callable[[Mapping[str, Any]], str | None] | None = None
 
     @classmethod
     def from_function(
@@ -108,8 +124,39 @@ class Tool:
             inline=inline,
         )
 
+    @classmethod
+    def from_schema(
+        cls,
+        *,
+        name: str,
+        description: str,
+        parameters: dict[str, Any],
+        function: Callable[..., Any],
+        server: str = "",
+        needs_approval: bool = False,
+    ) -> Tool:
+        """A tool described by a JSON Schema of its parameters (an MCP server's tool);
+        `function` is async and takes the arguments as keywords."""
+        return cls(
+            name=name,
+            description=description,
+            schema={
+                "type": "function",
+                "function": {"name": name, "description": description, "parameters": parameters},
+            },
+            function=function,
+            params=(),
+            is_async=True,
+            inline=False,
+            server=server,
+            needs_approval=needs_approval,
+            validator=_schema_validator(parameters),
+        )
+
     def check_arguments(self, arguments: Mapping[str, Any]) -> str | None:
         """Return what is wrong with `arguments`, or None when they fit the signature."""
+        if self.validator is not None:
+            return self.validator(arguments)
         known = {param.name for param in self.params}
         unknown = sorted(set(arguments) - known)
         if unknown:
@@ -173,6 +220,21 @@ def in_own_thread(
 
     threading.Thread(target=work, name=name, daemon=True).start()
     return future
+
+
+def _schema_validator(schema: dict[str, Any]) -> Callable[[Mapping[str, Any]], str | None]:
+    import jsonschema
+
+    validator = jsonschema.validators.validator_for(schema)(schema)
+
+    def check(arguments: Mapping[str, Any]) -> str | None:
+        error = jsonschema.exceptions.best_match(validator.iter_errors(dict(arguments)))
+        if error is None:
+            return None
+        where = "/".join(str(part) for part in error.absolute_path)
+        return f"{where}: {error.message}"[:500] if where else error.message[:500]
+
+    return check
 
 
 def _fits(value: object, kind: type) -> bool:
@@ -275,7 +337,18 @@ class ToolRegistry:
             # A broken tool must not end the run; the model reads the error instead.
             message = f"Error: {type(error).__name__}: {error}"
             return ToolResult(call_id, name, arguments, False, message)
+        if isinstance(output, ToolOutput):
+            text = output.text if output.ok else f"Error: {output.text}"
+            return ToolResult(call_id, name, arguments, output.ok, text, tuple(output.attachments))
         return ToolResult(call_id, name, arguments, True, _to_text(output))
+
+    def get(self, name: str) -> Tool | None:
+        """The tool called `name`, if offered."""
+        return self._tools.get(name)
+
+    def tools(self) -> list[Tool]:
+        """Every tool offered, in order."""
+        return list(self._tools.values())
 
 
 def _to_text(output: object) -> str:

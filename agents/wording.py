@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from agents.model import ModelProblem
 from agents.state import LimitHit, Metric, ProviderFailure, TerminationReason, exact
 
@@ -345,3 +348,28 @@ REASON_LABELS: dict[str, str] = {
 def reason_label(reason: str) -> str:
     """What a termination reason is called on the page."""
     return REASON_LABELS.get(reason, reason)
+
+
+# A tool call the user declined, as the model reads it (SPEC 6a).
+DECLINED = "Error: The user declined this call."
+
+
+def approval_notice(calls: list[dict[str, Any]]) -> str:
+    """The System message of a run that waits for the user to approve tool calls."""
+    lines = []
+    for call in calls:
+        where = f" (MCP server {call['server']})" if call.get("server") else ""
+        shown = json.dumps(call.get("arguments"), ensure_ascii=False, sort_keys=True)
+        if len(shown) > 1000:
+            shown = shown[:1000] + "…"
+        lines.append(f"{call['name']}{where} with {shown}")
+    asked = (
+        "this tool call, which needs"
+        if len(calls) == 1
+        else f"these {len(calls)} tool calls, which need"
+    )
+    return (
+        f"The Oracle wants to make {asked} your approval: "
+        + "; ".join(lines)
+        + ". Approve to run, or Deny to tell the Oracle you declined; the run waits meanwhile."
+    )

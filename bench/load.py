@@ -22,6 +22,10 @@ and the worker is their VmHWM (and VmRSS sampled every 0.5 s) from /proc.
 
     python bench/load.py --n 50 --clients mixed --database postgres --redis system
 
+With `--mcp-calls K` each run first calls an MCP tool K times (`testing__echo` of
+`tests/mcp/testing_server.py`, started over stdio by the worker, shared by every run),
+then streams its answer; every call must come back once, answered, in every run.
+
 Prints a Markdown table (`--json FILE` writes every figure); exits 1 when a run did
 not complete or a word was lost, repeated or out of order, 2 when the stack would not
 start or serve exited during the load. `--timeout` bounds the clients' phase; starting
@@ -157,6 +161,7 @@ class Conversation:
     status: str = ""
     reason: str = ""
     stored: list[int] | None = None
+    tool_results: list[str] | None = None  # the saved MCP results (--mcp-calls)
     errors: list[str] = field(default_factory=list)  # the first few
     error_count: int = 0
     received_bytes: int = 0  # of the frames or events, as they came over the wire
@@ -202,6 +207,7 @@ class Conversation:
             "repeated_words": sorted(self.answer.repeated)[:20],
             "shown_parts": [(key, len(words)) for key, words in self.answer.parts],
             "stored_ok": self.stored == expected,
+            "tool_results": self.tool_results,
             "unparsed_words": self.unparsed,
             "reconnects": self.reconnects,
             "first_token_ms": self.first_token_ms,
@@ -379,6 +385,11 @@ async def read_saved(http: httpx.AsyncClient, client: Conversation, token: str) 
     conversation = await read_json(http, f"/api/conversations/{client.conversation_id}/", token)
     answers = [m for m in conversation["messages"] if m["role"] == "assistant"]
     client.stored = [w for w, _ in words_in(answers[-1]["content"])] if answers else []
+    client.tool_results = [
+        m["content"] if m["metadata"].get("ok") else f"failed: {m['content']}"
+        for m in conversation["messages"]
+        if m["role"] == "tool"
+    ]
 
 
 async def drive(client: Conversation, http: httpx.AsyncClient, target: Target) -> None:
@@ -625,7 +636,15 @@ def prepare_redis(kind: str) -> str | None:
 
 def start_provider(stack: Stack, args: argparse.Namespace, cleanup: contextlib.ExitStack) -> None:
     """The fake provider in a process of its own: its sending does not share our GIL."""
-    response = {"text": ["x"] * args.tokens, "chunk_delay": args.interval, "stamp": True}
+    response: dict[str, Any] = {
+        "text": ["x"] * args.tokens,
+        "chunk_delay": args.interval,
+        "stamp": True,
+    }
+    if args.mcp_calls:
+        # A different text each call: the same call three times would be no progress.
+        echo = {"name": "testing__echo", "arguments": {"text": MCP_ECHO + "-{round}"}}
+        response.update(tool_calls=[echo], tool_rounds=args.mcp_calls)
     script = stack.folder / "script.json"
     script.write_text(json.dumps({"responses": [response], "repeat_last": True}))
     command = [sys.executable, "-m", "agents.testing.fake_server", "--script", str(script)]
@@ -743,10 +762,19 @@ def percentiles(values: list[float]) -> dict[str, float | None]:
     return {"p50": rank(0.50), "p99": rank(0.99), "max": round(ordered[-1], 1)}
 
 
-def totals(clients: list[Conversation], tokens: int) -> dict[str, Any]:
+MCP_ECHO = "load"
+
+
+def totals(clients: list[Conversation], tokens: int, mcp_calls: int = 0) -> dict[str, Any]:
     summaries = [c.summary() for c in clients]
     first = [c.first_token_ms for c in clients if c.first_token_ms is not None]
+    results = [r for c in clients for r in c.tool_results or []]
     return {
+        "mcp_calls_expected": mcp_calls * len(clients),
+        "mcp_calls_answered": sum(r.startswith(MCP_ECHO) for r in results),
+        "mcp_runs_wrong": sum(
+            (c.tool_results or []) != [f"{MCP_ECHO}-{i}" for i in range(mcp_calls)] for c in clients
+        ),
         "clients": len(clients),
         "completed": sum(c.completed for c in clients),
         "sent": tokens * len(clients),
@@ -769,7 +797,11 @@ def totals(clients: list[Conversation], tokens: int) -> dict[str, Any]:
 
 def faultless(figures: dict[str, Any]) -> bool:
     return figures["completed"] == figures["clients"] and not any(
-        figures[key] for key in ("lost", "duplicates", "reordered", "shown_wrong", "stored_wrong")
+        figures[key]
+        for key in (
+            *("lost", "duplicates", "reordered", "shown_wrong", "stored_wrong"),
+            "mcp_runs_wrong",
+        )
     )
 
 
@@ -834,6 +866,12 @@ def report(result: dict[str, Any]) -> None:
             if k in ("daphne", "worker")
         )
     )
+    if result.get("mcp_calls"):
+        print(
+            f"MCP calls answered {total['mcp_calls_answered']} of "
+            f"{total['mcp_calls_expected']} expected; runs with a call missing, failed or "
+            f"repeated: {total['mcp_runs_wrong']}"
+        )
     problems = result["serve_log"]
     print(f"serve log: {problems['lines']} problem lines")
     for gist, count in problems["top"][:8]:
@@ -862,7 +900,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--timeout", type=float, default=300.0, help="bound of the load, s")
     parser.add_argument("--json", type=Path, help="write the figures here")
     parser.add_argument("--log", type=Path, help="keep serve's log here")
+    parser.add_argument(
+        "--mcp-calls", type=int, default=0, help="MCP tool calls each run makes before answering"
+    )
     args = parser.parse_args(argv)
+    if args.mcp_calls < 0:
+        parser.error("--mcp-calls must be 0 or more")
     if args.n < 1 or args.tokens < 1 or args.interval < 0 or args.timeout <= 0:
         parser.error("--n and --tokens must be at least 1, --interval >= 0, --timeout > 0")
     return args
@@ -917,7 +960,7 @@ def measure(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
         log_url = stack.provider_url.removesuffix("/v1") + "/_control/log"
         provider_calls = len(httpx.get(log_url, timeout=10, trust_env=False).json()["requests"])
     by_transport = {
-        kind: totals([c for c in clients if c.transport == kind], args.tokens)
+        kind: totals([c for c in clients if c.transport == kind], args.tokens, args.mcp_calls)
         for kind in ("ws", "sse")
         if any(c.transport == kind for c in clients)
     }
@@ -940,7 +983,8 @@ def measure(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
         "peak_postgres_connections": sampler.peak_connections if database else None,
         "cpu_s": {name: round(seconds, 2) for name, seconds in cpu.items()},
         "provider_calls": provider_calls,
-        "total": totals(clients, args.tokens),
+        "mcp_calls": args.mcp_calls,
+        "total": totals(clients, args.tokens, args.mcp_calls),
         "by_transport": by_transport,
         "clients": [c.summary() for c in clients],
     }
@@ -960,6 +1004,13 @@ def running_stack(args: argparse.Namespace) -> Iterator[Stack]:
         database = prepare_database(args.database, folder, cleanup)
         redis = prepare_redis(args.redis)
         stack.env = environment(folder, "", database, redis)
+        if args.mcp_calls:
+            servers = {"testing": {"command": sys.executable,
+                                   "args": ["-m", "tests.mcp.testing_server"],
+                                   "env": {"PYTHONPATH": str(ROOT)}}}  # fmt: skip
+            config = folder / "mcp.json"
+            config.write_text(json.dumps({"mcpServers": servers}))
+            stack.env["ORACLE_MCP_SERVERS"] = str(config)
         start_provider(stack, args, cleanup)
         stack.env["ORACLE_API_BASE"] = stack.provider_url
         start_serve(stack, args.concurrency, cleanup)

@@ -85,6 +85,7 @@ def run_json(run: Run) -> dict[str, Any]:
         "elapsed_ms": run.elapsed_ms,
         "created_at": run.created_at.isoformat(),
         "finished_at": run.finished_at.isoformat() if run.finished_at else None,
+        "pending_approval": run.pending_approval,
     }
 
 
@@ -193,6 +194,51 @@ def run_cancel(request: AuthenticatedHttpRequest, run_id: str) -> HttpResponse:
 @api_endpoint("POST")
 def run_continue(request: AuthenticatedHttpRequest, run_id: str) -> HttpResponse:
     return _run_action(request, run_id, services.run_continue)
+
+
+_FORM_BOOLEANS = {"1": True, "true": True, "on": True, "0": False, "false": False, "": False}
+
+
+def _approval(request: AuthenticatedHttpRequest, run_id: str, *, approved: bool) -> HttpResponse:
+    """Approve or Deny: a JSON body `{"call_id"?, "always"?}` (the API) or the same as
+    form fields (the chat's buttons)."""
+    try:
+        if request.content_type == "application/json":
+            data = _body(request)
+        else:
+            data = {
+                key: request.POST.get(key) for key in ("call_id", "always") if key in request.POST
+            }
+            if data.get("always") in _FORM_BOOLEANS:  # else the service names the error
+                data["always"] = _FORM_BOOLEANS[data["always"]]
+        unknown = sorted(set(data) - ({"call_id", "always"} if approved else {"call_id"}))
+        if unknown:
+            raise services.InvalidInput(
+                {name: ["Not a field of this request."] for name in unknown}
+            )
+        run = _run_or_404(request, run_id)
+        if approved:
+            run = services.run_approve(run=run, call_id=data.get("call_id"),
+                                       always=data.get("always", False))  # fmt: skip
+        else:
+            run = services.run_deny(run=run, call_id=data.get("call_id"))
+    except Http404:
+        return error(404, "No such run.")
+    except services.InvalidInput as problem:
+        return _invalid(problem)
+    except services.RunConflict as conflict:
+        return error(409, str(conflict))
+    return JsonResponse(run_json(run), status=202)
+
+
+@api_endpoint("POST")
+def run_approve(request: AuthenticatedHttpRequest, run_id: str) -> HttpResponse:
+    return _approval(request, run_id, approved=True)
+
+
+@api_endpoint("POST")
+def run_deny(request: AuthenticatedHttpRequest, run_id: str) -> HttpResponse:
+    return _approval(request, run_id, approved=False)
 
 
 # Pushed batches carry the events; the database is read at the start, on a gap, and

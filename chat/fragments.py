@@ -9,6 +9,7 @@ Everything a model, a tool or a user wrote goes through `render_markdown`
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from html import unescape
 from typing import Any
@@ -19,6 +20,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from agents import wording
 from agents.endings import SPENDING_CAP
+from agents.loop import APPROVAL
 from agents.model import ModelProblem
 from agents.state import Metric, TerminationReason
 from agents.wording import reason_label
@@ -130,9 +132,12 @@ def tool_step(
     ok: bool | None,
     *,
     subagent: dict[str, Any] | None = None,
+    attachments: Any = None,
+    waiting: str = "",
     swap_oob: bool = False,
 ) -> SafeString:
-    """A tool call; `ok` None while it runs. A `delegate` step holds its subagent."""
+    """A tool call; `ok` None while it runs (`waiting` "approval" while it waits for the
+    user's). A `delegate` step holds its subagent; an MCP tool's step, its pictures."""
     shown = json.dumps(arguments, ensure_ascii=False, indent=1) if arguments else "{}"
     return _render(
         "_tool_step.html",
@@ -141,12 +146,50 @@ def tool_step(
         arguments=shown,
         result=result,
         ok=ok,
+        waiting=waiting,
+        pictures=pictures(attachments, name),
         agent=arguments.get("agent_type")
         if name == "delegate" and isinstance(arguments, dict)
         else "",
         subagent=subagent_panel(element_id, subagent) if subagent else "",
         swap_oob=swap_oob,
     )
+
+
+def tool_status(element_id: str, *, ok: bool | None, waiting: str = "") -> str:
+    """A tool step's state alone, redrawn in its summary."""
+    return oob(
+        f"#{element_id}-status", "innerHTML", _render("_tool_status.html", ok=ok, waiting=waiting)
+    )
+
+
+# The pictures a tool step shows, inline as data: URLs: only kinds every browser draws
+# and none that runs script (an SVG could). agents.mcp checked the data is base64.
+PICTURE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+_BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}")
+
+
+def pictures(attachments: Any, name: str) -> list[dict[str, str]]:
+    """The images among a tool result's attachments, as the page shows them."""
+    shown = []
+    for attachment in attachments if isinstance(attachments, list) else []:
+        if not isinstance(attachment, dict) or attachment.get("type") != "image":
+            continue
+        kind, data = attachment.get("mime_type"), attachment.get("data")
+        if kind in PICTURE_TYPES and isinstance(data, str) and _BASE64.fullmatch(data):
+            shown.append({"src": f"data:{kind};base64,{data}", "alt": f"A picture from {name}"})
+    return shown
+
+
+def tool_progress(progress: Any, total: Any, message: Any) -> str:
+    """An MCP tool's last progress report, as its step shows it: "3 of 10: message"."""
+    text = str(message or "").strip()
+    if isinstance(progress, int | float) and not isinstance(progress, bool):
+        figure = f"{progress:g}"
+        if isinstance(total, int | float) and not isinstance(total, bool) and total > 0:
+            figure = f"{progress:g} of {total:g}"
+        text = f"{figure}: {text}" if text else figure
+    return text[:200]
 
 
 def _number(metric: str, value: Any) -> str:
@@ -198,6 +241,12 @@ def run_actions(
         label="Resume" if reason == TerminationReason.INTERRUPTED else "Continue",
         settings_only=reason == "provider_error" and problem in _SETTINGS_PROBLEMS,
     )
+
+
+def approval_actions(run_id: str, calls: list[dict[str, Any]]) -> SafeString:
+    """Approve, Always allow and Deny for each tool call that waits, and Stop."""
+    shown = [{"id": str(call.get("id", "")), "name": str(call.get("name", ""))} for call in calls]
+    return _render("_approval_actions.html", run_id=run_id, calls=shown)
 
 
 def stop_controls(run_id: str | None, *, swap_oob: bool = False) -> str:
@@ -343,6 +392,7 @@ class RunView:
     last_notice: str | None = None
     tool_arguments: dict[str, Any] = field(default_factory=dict)
     subagents: dict[str, dict[str, Any]] = field(default_factory=dict)  # by step element
+    awaiting: list[dict[str, Any]] = field(default_factory=list)  # calls that wait for approval
     limits: dict[str, Any] = field(default_factory=dict)
     counters: dict[str, Any] = field(default_factory=dict)
     status: str = "running"
@@ -468,8 +518,23 @@ class RunView:
             str(event.get("content", "")),
             bool(event.get("ok")),
             subagent=sub,
+            attachments=event.get("attachments"),
             swap_oob=True,
         )
+
+    def _tool_progress(self, event: dict[str, Any]) -> str:
+        """An MCP tool's progress, beside its step's state while it runs."""
+        text = tool_progress(event.get("progress"), event.get("total"), event.get("message"))
+        return oob(f"#{self._tool_id(event)}-progress", "innerHTML", escape(text))
+
+    def _tool_approval_requested(self, event: dict[str, Any]) -> str:
+        self.awaiting.append({"id": event.get("id", ""), "name": event.get("name", "")})
+        return tool_status(self._tool_id(event), ok=None, waiting="approval")
+
+    def _tool_approval_given(self, event: dict[str, Any]) -> str:
+        """The user answered: an approved call runs now; a declined one gets its error."""
+        self.awaiting = [call for call in self.awaiting if call["id"] != event.get("id")]
+        return tool_status(self._tool_id(event), ok=None)
 
     def _subagent(self, event: dict[str, Any]) -> str:
         """A subagent at work in a `delegate` step: its panel, redrawn."""
@@ -501,8 +566,13 @@ class RunView:
 
     def _run_paused(self, event: dict[str, Any]) -> str:
         self.status = "paused"
-        actions = self._offer_actions(paused=True, reason=str(event.get("reason", "")))
-        return actions + stop_controls(None, swap_oob=True)
+        reason = str(event.get("reason", ""))
+        if reason == APPROVAL and self.awaiting and self.last_notice is not None:
+            actions = approval_actions(self.run_id, self.awaiting)
+            html = self._clear_actions() + oob(f"#{self.last_notice}-actions", "innerHTML", actions)
+        else:
+            html = self._offer_actions(paused=True, reason=reason)
+        return html + stop_controls(None, swap_oob=True)
 
     def _run_finished(self, event: dict[str, Any]) -> str:
         reason = str(event.get("reason", ""))

@@ -146,6 +146,7 @@ def _saved_message(message: Message, run: Run | None, *, latest: bool) -> str:
             message.content if done else "Not finished.",
             bool(meta.get("ok")) if done else False,
             subagent=sub,
+            attachments=meta.get("attachments"),
         )
     return fragments.system_message(element, meta, message.content)
 

@@ -38,6 +38,7 @@ from chat import services
 from chat.live import LIVE_CHANNEL, async_client
 from chat.models import Run, RunStatus
 from chat.recorder import DatabaseThread, Journal, RunRecorder, cancel_key
+from toolbox.hub import close_process_hub, process_hub
 
 logger = logging.getLogger(__name__)
 
@@ -102,9 +103,16 @@ class RunHost:
             logger.warning("stopping with %d runs still going: interrupted", self.active_count())
         with contextlib.suppress(Exception):
             asyncio.run_coroutine_threadsafe(self._interrupt_all(), loop).result(timeout=15)
+        with contextlib.suppress(Exception):  # the MCP servers this process started end
+            asyncio.run_coroutine_threadsafe(close_process_hub(), loop).result(timeout=15)
         self._stop.set()
         loop.call_soon_threadsafe(loop.stop)
         self._thread.join(timeout=10)
+
+    def start_tools(self) -> None:
+        """Start the MCP servers on the host's loop now (the worker is starting), so a
+        server that will not start is reported at once, not at the first run."""
+        asyncio.run_coroutine_threadsafe(process_hub(), self._started())
 
     def active_count(self) -> int:
         with self._ids_lock:

@@ -12,6 +12,7 @@ import hashlib
 import re
 import secrets
 import uuid
+from typing import Any
 
 from django.conf import settings
 from django.db import models
@@ -37,6 +38,8 @@ class Conversation(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
     # Set by a delete, which can be undone for a while: the sweeper purges it after that.
     deleted_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    # Tools the user chose "Always allow" for: in this conversation they need no approval.
+    allowed_tools = models.JSONField(default=list, blank=True)
 
     class Meta:
         ordering = ["-updated_at"]
@@ -178,6 +181,13 @@ class Run(models.Model):
     def can_continue(self) -> bool:
         """Whether Continue gives this finished run another round."""
         return self.status == RunStatus.FINISHED and self.reason in CONTINUABLE
+
+    @property
+    def pending_approval(self) -> list[dict[str, Any]]:
+        """The tool calls a paused run waits for the user to approve or deny."""
+        if self.status != RunStatus.PAUSED or not self.state:
+            return []
+        return list(self.state.get("awaiting_approval") or [])
 
     @property
     def can_resume(self) -> bool:

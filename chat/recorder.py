@@ -182,6 +182,8 @@ class RunRecorder:
             )
             message.content = str(data.get("content", ""))
             message.metadata = {**message.metadata, "ok": bool(data.get("ok")), "status": "done"}
+            if data.get("attachments"):  # an MCP tool's images, for the chat to show
+                message.metadata["attachments"] = data["attachments"]
             if "subagent" in message.metadata:  # one its run outlived unfinished is dropped
                 message.metadata["subagent"] = subagents.discard(message.metadata["subagent"])
             self._touch(message)

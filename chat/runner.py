@@ -26,6 +26,7 @@ from agents.loop import (
     CheckpointSink,
     RunDeps,
     RunResult,
+    answer_approval,
     continue_run,
     resume_run,
     start_run,
@@ -58,6 +59,7 @@ class Job:
     # again and their results fill these rows (not new ones).
     tool_steps: dict[str, Message]
     agent_types: list[AgentType] = field(default_factory=list)  # whom it may delegate to
+    mcp_servers: list[str] = field(default_factory=list)  # the MCP servers the user uses
 
 
 class _Hooks(TypedDict):
@@ -77,16 +79,30 @@ def execute_run(run_id: str) -> None:
 
 async def drive(job: Job, recorder: RunRecorder, cancel: CancelToken) -> RunResult:
     """Run the engine for the job's action, recording as it goes."""
+    from toolbox.hub import process_hub, publish
+
     conversation = job.run.conversation
     skill = skill_named(conversation.skill)
+    hub = await process_hub() if job.mcp_servers else None
     deps = RunDeps(
         model=model_for(model_name_for(conversation, user_choice=job.config.model)),
         tree=skill.tree(job.config, job.operator),  # under the skill's own limits
         tools=run_tools(
             user_id=conversation.owner_id,
             agent_types=job.agent_types if skill.allows_tool(DELEGATE_TOOL) else (),
+            mcp=hub,
+            mcp_servers=job.mcp_servers,
+            allowed=conversation.allowed_tools,
         ),
     )
+    try:
+        return await _drive(job, deps, recorder, cancel)
+    finally:
+        if hub is not None:
+            await publish(hub)  # a server that died or came back shows on the Tools page
+
+
+async def _drive(job: Job, deps: RunDeps, recorder: RunRecorder, cancel: CancelToken) -> RunResult:
     hooks: _Hooks = {"on_event": recorder, "cancel": cancel, "on_checkpoint": recorder.checkpoint}
     if job.action == "start":
         return await start_run(
@@ -97,6 +113,8 @@ async def drive(job: Job, recorder: RunRecorder, cancel: CancelToken) -> RunResu
         return await continue_run(job.state, deps, **hooks)
     if job.action == "resume":
         return await resume_run(job.state, deps, **hooks)
+    if job.action == "approve":
+        return await answer_approval(job.state, deps, **hooks)
     if job.action == "stop":
         return await stop_paused_run(job.state, deps, on_event=recorder)
     raise ValueError(f"unknown run action {job.action!r}")
@@ -187,7 +205,9 @@ def claim(run_id: str) -> Job | None:
     state = AgentState.from_json(json.dumps(run.state)) if run.state else None
     # The daily spending caps: what is left of them caps this run's cost.
     operator = run_cost_limits(operator, run=run, state=state, action=action, now=now)
-    tool_steps = _cut_off_steps(run, state) if action == "resume" else {}
+    # A resumed run, or one that waited for approval, runs its last step's tools now:
+    # their results fill the steps already shown.
+    tool_steps = _cut_off_steps(run, state) if action in ("resume", "approve") else {}
     return Job(
         run,
         action,
@@ -198,7 +218,14 @@ def claim(run_id: str) -> Job | None:
         state,
         tool_steps,
         agent_types=_subagent_types(),
+        mcp_servers=_mcp_servers(run.conversation.owner),
     )
+
+
+def _mcp_servers(user: Any) -> list[str]:
+    from toolbox.selectors import servers_enabled_for
+
+    return servers_enabled_for(user=user)
 
 
 def _subagent_types() -> list[AgentType]:

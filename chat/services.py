@@ -397,11 +397,59 @@ def run_continue(*, run: Run) -> Run:
         raise RunConflict(used_up)
     if run.can_resume:
         return _requeue(run, "resume", {"status": [RunStatus.FINISHED], "reason": ["interrupted"]})
+    if run.status == RunStatus.PAUSED and run.pending_approval:
+        raise RunConflict("This run waits for your Approve or Deny of a tool call.")
     if run.status == RunStatus.PAUSED:
         return _requeue(run, "continue", {"status": [RunStatus.PAUSED]})
     return _requeue(
         run, "continue", {"status": [RunStatus.FINISHED], "reason": sorted(CONTINUABLE)}
     )
+
+
+def run_answer_approval(
+    *, run: Run, approved: bool, call_id: object = None, always: object = False
+) -> Run:
+    """The user's Approve or Deny of a run's tool call that waits for it (of every such
+    call when `call_id` is None). "Always allow" (`always`, with Approve) lets the tool
+    run without asking in this conversation from now on. When no call waits any longer
+    the run goes on (queued for a worker)."""
+    if call_id is not None and (not isinstance(call_id, str) or not call_id.strip()):
+        raise InvalidInput({"call_id": ["Must be the id of a tool call that waits."]})
+    if not isinstance(always, bool):
+        raise InvalidInput({"always": ["Must be true or false."]})
+    with transaction.atomic():
+        locked = Run.objects.select_for_update().get(pk=run.pk)
+        waiting = locked.pending_approval
+        if locked.status != RunStatus.PAUSED or not waiting:
+            raise RunConflict("This run does not wait for an approval.")
+        chosen = [call for call in waiting if call_id is None or call["id"] == call_id]
+        if not chosen:
+            raise InvalidInput({"call_id": ["No tool call of this run waits with that id."]})
+        state = dict(locked.state or {})
+        answers = dict(state.get("approvals") or {})
+        for call in chosen:
+            answers[call["id"]] = approved
+        state["approvals"] = answers
+        locked.state = state
+        locked.save(update_fields=["state"])
+        if always and approved:
+            conversation = Conversation.objects.select_for_update().get(pk=locked.conversation_id)
+            names = set(conversation.allowed_tools) | {call["name"] for call in chosen}
+            conversation.allowed_tools = sorted(names)
+            conversation.save(update_fields=["allowed_tools"])
+        if any(call["id"] not in answers for call in waiting):
+            return locked  # others still wait
+    return _requeue(locked, "approve", {"status": [RunStatus.PAUSED]})
+
+
+def run_approve(*, run: Run, call_id: object = None, always: object = False) -> Run:
+    """Approve a waiting tool call (or all of them): it runs, and the run goes on."""
+    return run_answer_approval(run=run, approved=True, call_id=call_id, always=always)
+
+
+def run_deny(*, run: Run, call_id: object = None) -> Run:
+    """Deny a waiting tool call (or all): the model is told the user declined it."""
+    return run_answer_approval(run=run, approved=False, call_id=call_id)
 
 
 def run_stop_paused(*, run: Run) -> Run:

@@ -61,6 +61,10 @@ def _sweep_forever() -> None:
 def _on_worker_ready(**_: object) -> None:
     _stop.clear()
     threading.Thread(target=_sweep_forever, name="oracle-run-sweeper", daemon=True).start()
+    if settings.ORACLE_MCP_SERVERS:
+        from chat.host import run_host
+
+        run_host().start_tools()
 
 
 def _on_worker_shutdown(**_: object) -> None:

@@ -1,9 +1,10 @@
 """The tools a run offers the model: the built-in ones, the operator's (ORACLE_TOOLS),
-the user's documents, and `delegate` to the subagent types."""
+the user's documents, `delegate` to the subagent types, and the MCP servers' tools:
+one list."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from functools import cache, partial
 
 from django.conf import settings
@@ -13,14 +14,34 @@ from django.utils.module_loading import import_string
 from agents.builtin_tools import builtin_tools
 from agents.config import AgentConfig, OperatorLimits
 from agents.loop import RunDeps, ToolContext
-from agents.subagents import AgentType, Delegation
+from agents.mcp import McpHub
+from agents.subagents import DELEGATE_TOOL, AgentType, Delegation
 from agents.tools import Tool, ToolRegistry
 from agents.tree import create_tree
 
+DOCUMENT_TOOLS = ("search_documents", "read_document")
 
-def run_tools(*, user_id: int | None = None, agent_types: Sequence[AgentType] = ()) -> ToolRegistry:
+
+def builtin_names() -> list[str]:
+    """The names of every tool that is not an MCP server's (MCP tools take others)."""
+    extra = [tool.name for tool in _extra_tools(tuple(settings.ORACLE_TOOLS))]
+    return [*builtin_tools().names(), *extra, *DOCUMENT_TOOLS, DELEGATE_TOOL]
+
+
+def run_tools(
+    *,
+    user_id: int | None = None,
+    agent_types: Sequence[AgentType] = (),
+    mcp: McpHub | None = None,
+    mcp_servers: Collection[str] | None = None,
+    allowed: Collection[str] = (),
+    approve_all: bool = False,
+) -> ToolRegistry:
     """A registry for one run: the built-in tools, those named in ORACLE_TOOLS, the
-    user's documents (with a user), and `delegate` when there are agent types."""
+    user's documents (with a user), `delegate` when there are agent types, and the
+    tools of `mcp`'s ready servers (of `mcp_servers` only, when given). An MCP tool
+    needs approval as its server's config says, unless `approve_all` or it is one of
+    `allowed` (the conversation's "Always allow")."""
     registry = builtin_tools()
     for tool in _extra_tools(tuple(settings.ORACLE_TOOLS)):
         registry.add(tool)
@@ -30,7 +51,13 @@ def run_tools(*, user_id: int | None = None, agent_types: Sequence[AgentType] = 
         for tool in document_tools(user_id):
             registry.add(tool)
     if agent_types:
-        registry.add(Delegation(agent_types, partial(_subagent_deps, user_id=user_id)).tool())
+        subagent_deps = partial(_subagent_deps, user_id=user_id, mcp=mcp, mcp_servers=mcp_servers)
+        registry.add(Delegation(agent_types, subagent_deps).tool())
+    if mcp is not None:
+        servers = None if mcp_servers is None else set(mcp_servers)
+        for offered in mcp.tools(servers=servers):
+            needs = offered.needs_approval and not approve_all and offered.name not in allowed
+            registry.add(mcp.tool(offered, needs_approval=needs))
     return registry
 
 
@@ -41,13 +68,17 @@ def _subagent_deps(
     parent: ToolContext,
     *,
     user_id: int | None,
+    mcp: McpHub | None = None,
+    mcp_servers: Collection[str] | None = None,
 ) -> RunDeps:
     """A subagent works with its parent's model and clock, the default tree under its own
-    limits and caps, and the same tools but `delegate` (subagents do not delegate)."""
+    limits and caps, and the same tools but `delegate` (subagents do not delegate) and the
+    MCP tools that need approval (only the run itself can wait for the user)."""
+    tools = run_tools(user_id=user_id, mcp=mcp, mcp_servers=mcp_servers)
     return RunDeps(
         model=parent.model,
         tree=create_tree("default", config, caps),
-        tools=run_tools(user_id=user_id),
+        tools=ToolRegistry(tool for tool in tools.tools() if not tool.needs_approval),
         clock=parent.clock,
     )
 

@@ -157,7 +157,7 @@ class _Tables:
         default_factory=lambda: _Table(
             Conversation,
             ("id", "owner", "title", "skill", "model", "last_message_seq", "created_at",
-             "updated_at"),
+             "updated_at", "allowed_tools"),
         )
     )  # fmt: skip
     runs: _Table = field(
@@ -269,7 +269,7 @@ def _conversation(
         moment = min(moment + timedelta(seconds=rng.uniform(20, 900)), now)
         seq = _run(rng, tables, conversation_id, skill, profile, moment, seq, seeded)
     tables.conversations.add(
-        conversation_id, owner_id, "Seeded conversation", skill, "", seq, start, moment
+        conversation_id, owner_id, "Seeded conversation", skill, "", seq, start, moment, []
     )
     seeded.conversations += 1
 

@@ -39,6 +39,7 @@ from django.db.models import (
 from django.db.models.functions import Cast, Round
 from django.utils import timezone
 
+from agents.loop import APPROVAL
 from agents.state import LIMIT_REASONS, TerminationReason
 from chat.models import Message, Role, Run, RunEvent, RunStatus
 from dashboard.aggregates import Distribution, JsonText, UtcHour, ValueList, hour_key, values_of
@@ -328,6 +329,8 @@ def helpers_finished(start: datetime, end: datetime | None = None) -> QuerySet[R
 def events(kind: str, start: datetime, end: datetime | None = None) -> QuerySet[RunEvent]:
     """The pauses or extensions (`kind`, one of `EVENTS`) in [start, end)."""
     found = RunEvent.objects.filter(type=EVENTS[kind], created_at__gte=start).order_by()
+    if kind == "paused":  # a wait for the user's approval of a tool call is no limit's
+        found = found.exclude(data__reason=APPROVAL)
     return found.filter(created_at__lt=end) if end else found
 
 

@@ -38,6 +38,7 @@ logger = logging.getLogger("oracle.limits")
 errors = logging.getLogger(__name__)
 
 COMPLETED = "completed"
+APPROVAL = "approval"  # agents.loop.APPROVAL: the reason of a pause for the user's approval
 SUBAGENT_FINISHED = "subagent.finished"
 # The types the recorder hands over. A set, tested first: `assistant.delta` (most of a
 # run's events) must cost nothing more than this lookup.
@@ -60,7 +61,8 @@ def is_limit_event(event_type: str, reason: str | None) -> bool:
     """Whether an event of this type and reason is a limit event (see the module)."""
     if event_type == SUBAGENT_FINISHED:
         return bool(reason) and reason != COMPLETED
-    return event_type in EVENT_TYPES
+    # A run that waits for the user's approval of a tool call is at no limit.
+    return event_type in EVENT_TYPES and reason != APPROVAL
 
 
 def record(run: Run, event: dict[str, Any], counters: dict[str, Any]) -> None:

@@ -4,6 +4,7 @@ import queue
 import threading
 
 import redis
+from django.conf import settings
 from django.contrib.auth.decorators import login_not_required
 from django.db import close_old_connections, connection
 from django.http import HttpRequest, JsonResponse
@@ -71,4 +72,20 @@ def healthz(request: HttpRequest) -> JsonResponse:
     }
     if failing:
         body["failing"] = failing
+    if settings.ORACLE_MCP_SERVERS and database == "ok":
+        # Each MCP server's state as a worker last found it (the reasons are on the Tools
+        # page and in the worker's log, not on this public page). A failed one is not a
+        # failure of Oracle: runs go on without its tools.
+        body["mcp_servers"] = _mcp_states()
     return JsonResponse(body, status=503 if failing else 200)
+
+
+def _mcp_states() -> dict[str, str]:
+    from toolbox.hub import configured
+    from toolbox.models import McpServerStatus
+
+    found = dict(McpServerStatus.objects.values_list("name", "state"))
+    return {
+        server.name: ("disabled" if not server.enabled else found.get(server.name, "not started"))
+        for server in configured().servers
+    }

@@ -100,6 +100,7 @@ INSTALLED_APPS = [
     "settings_ui",
     "knowledge",
     "dashboard",
+    "toolbox",
 ]
 
 MIDDLEWARE = [
@@ -267,6 +268,13 @@ if ORACLE_MODEL and ORACLE_MODEL not in ORACLE_MODELS:
 # Extra tools the Oracle may use besides the built-in ones: dotted paths of typed Python
 # functions (the docstring describes the tool to the model), e.g. "mypkg.tools.lookup".
 ORACLE_TOOLS = env.list("ORACLE_TOOLS", default=[])
+# Tools from MCP servers: a JSON file in the common `mcpServers` shape (README, "Tools
+# from MCP servers"); "" for none. A result longer than ORACLE_TOOL_RESULT_MAX_CHARS is
+# cut, with a note to the model.
+ORACLE_MCP_SERVERS = env.str("ORACLE_MCP_SERVERS", default="")
+ORACLE_TOOL_RESULT_MAX_CHARS = env.int("ORACLE_TOOL_RESULT_MAX_CHARS", default=100_000)
+if ORACLE_TOOL_RESULT_MAX_CHARS < 100:
+    raise ImproperlyConfigured("ORACLE_TOOL_RESULT_MAX_CHARS must be at least 100.")
 
 # --- Serving -------------------------------------------------------------------
 ORACLE_HOST = env.str("ORACLE_HOST", default="127.0.0.1")

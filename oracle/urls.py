@@ -15,6 +15,7 @@ urlpatterns = [
     path("", include("accounts.urls")),
     path("", include("chat.urls")),
     path("", include("knowledge.urls")),
+    path("", include("toolbox.urls")),
     path("settings/", include("settings_ui.urls")),
     path("api/settings/", include("settings_ui.api_urls")),
     path("dashboard/", include("dashboard.urls")),

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import json
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -9,7 +11,8 @@ from django.contrib.auth.models import User
 
 from agents.testing.fake_server import FakeServer
 from tests import processes
-from tests.stack import OracleStack
+from tests.mcp.served import everything_served
+from tests.stack import STACK_REDIS_DB, OracleStack
 
 pytest_plugins = ["tests.no_skips"]
 
@@ -49,6 +52,42 @@ def alice(db: None) -> User:
 @pytest.fixture
 def bob(db: None) -> User:
     return User.objects.create_user("bob", password="correct horse battery")
+
+
+@pytest.fixture(scope="session")
+def mcp_stack(
+    tmp_path_factory: pytest.TempPathFactory, fake_provider: FakeServer
+) -> Iterator[OracleStack]:
+    """The whole product with MCP servers: `mcp-server-time` from PyPI and our testing
+    server over stdio (hostile: it also lists a 200-character name and a broken schema;
+    its `echo` asks for approval), server-everything from npm over Streamable HTTP, and
+    one whose command does not exist. The MCP end-to-end and browser tests share it."""
+    folder = tmp_path_factory.mktemp("mcp-stack")
+    config = folder / "mcp.json"
+    with everything_served("streamableHttp") as everything:
+        servers = {
+            "time": {"command": sys.executable, "args": ["-m", "mcp_server_time"]},
+            "testing": {
+                "command": sys.executable,
+                "args": ["-m", "tests.mcp.testing_server", "--hostile"],
+                "env": {"PYTHONPATH": str(Path(__file__).resolve().parent.parent)},
+                "approve_tools": ["echo"],
+            },
+            "everything": {"url": everything},
+            "broken": {"command": "/nonexistent/mcp-server"},
+        }
+        config.write_text(json.dumps({"mcpServers": servers}))
+        oracle = OracleStack(
+            folder,
+            redis_db=STACK_REDIS_DB + 3,
+            ORACLE_MCP_SERVERS=str(config),
+            **processes.model_env(fake_provider),
+        )
+        oracle.start()
+        try:
+            yield oracle
+        finally:
+            oracle.stop()
 
 
 @pytest.fixture(scope="session")

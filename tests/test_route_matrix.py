@@ -75,6 +75,12 @@ ROUTES: dict[str, Route] = {
     "api-run-events": Route(("GET",), owned="run"),
     "api-run-cancel": Route(("POST",), owned="run"),
     "api-run-continue": Route(("POST",), owned="run"),
+    "api-run-approve": Route(("POST",), owned="run"),
+    "api-run-deny": Route(("POST",), owned="run"),
+    # tools
+    "tools": Route(("GET",)),
+    "tools-server-switch": Route(("POST",), example="time"),
+    "api-tools": Route(("GET",)),
     # knowledge
     "documents": Route(("GET", "POST")),
     "document-list": Route(("GET",)),

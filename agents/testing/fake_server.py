@@ -22,6 +22,10 @@ A response is a dict; every key is optional:
   error: {"message", "code"} (that event's error; code 500 when not given)
   stamp: true (streamed text chunk i is sent as "w{i}t{microseconds since the epoch} ",
          stamped as it goes out, so a client can tell each token's age; bench/load.py)
+  tool_rounds: N (with tool_calls: the tool calls while the request holds fewer than N
+         tool results after its last user message, then the text; so one repeated
+         response drives any number of runs at once through N tool steps each; "{round}"
+         in a string argument becomes the number of tool results so far)
 """
 
 from __future__ import annotations
@@ -166,7 +170,7 @@ class FakeServer:
             self.requests.append(payload)
             if self._script:
                 response = self._script[0] if self._repeat_last and len(self._script) == 1 else None
-                response = response or self._script.pop(0)
+                response = _for_request(response or self._script.pop(0), payload)
             else:
                 response = {"status": 500, "body": {"error": {"message": "script exhausted"}}}
         await self._respond(reader, writer, payload, response)
@@ -260,6 +264,27 @@ class FakeServer:
     def _note_disconnect(self) -> None:
         self.disconnects.append(time.monotonic())
         self._disconnected.set()
+
+
+def _for_request(response: Response, payload: dict[str, Any]) -> Response:
+    """A `tool_rounds` response as this request gets it: its tool calls or its text."""
+    if "tool_rounds" not in response:
+        return response
+    messages = payload.get("messages") or []
+    roles = [m.get("role") for m in messages]
+    last_user = len(roles) - 1 - roles[::-1].index("user") if "user" in roles else -1
+    results = roles[last_user + 1 :].count("tool")
+    rest = {k: v for k, v in response.items() if k != "tool_rounds"}
+    if results < response["tool_rounds"]:
+        calls = [
+            {**call, "arguments": {
+                key: value.replace("{round}", str(results)) if isinstance(value, str) else value
+                for key, value in call.get("arguments", {}).items()
+            }}
+            for call in rest.get("tool_calls", [])
+        ]  # fmt: skip
+        return {"tool_calls": calls, **({"usage": rest["usage"]} if "usage" in rest else {})}
+    return {k: v for k, v in rest.items() if k != "tool_calls"}
 
 
 async def _sleep_unless(client_gone: asyncio.Future[bytes], seconds: float) -> None:

@@ -240,6 +240,22 @@
     }
   });
 
+  // Approve, Always allow or Deny of one waiting tool call: its row goes once the answer
+  // is taken (the run goes on when every call has one); a refusal is shown in the row.
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var elt = event.detail.elt;
+    if (!elt || !elt.hasAttribute || !elt.hasAttribute("data-approval")) return;
+    var row = elt.closest(".approval");
+    if (!row) return;
+    if (event.detail.successful) {
+      row.remove();
+      return;
+    }
+    var said = "That answer was not taken.";
+    try { said = JSON.parse(event.detail.xhr.responseText).error || said; } catch (e) { /* not JSON */ }
+    row.querySelector(".approval-error").textContent = said;
+  });
+
   document.addEventListener("keydown", function (event) {
     if (event.key === "Escape") {
       var stop = document.querySelector("#run-controls button.stop");

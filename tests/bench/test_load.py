@@ -18,12 +18,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_it_streams_every_word_to_websocket_and_sse_clients(tmp_path: Path) -> None:
+    """Each run calls an MCP tool twice (the worker's stdio server) before it answers."""
     out = tmp_path / "load.json"
     database = "postgres" if "postgresql" in settings.DATABASES["default"]["ENGINE"] else "sqlite"
     command = [
         sys.executable, str(ROOT / "bench" / "load.py"), "--n", "4", "--tokens", "20",
         "--interval", "0.01", "--clients", "mixed", "--database", database,
-        "--redis", "embedded", "--timeout", "60", "--json", str(out),
+        "--redis", "embedded", "--timeout", "60", "--json", str(out), "--mcp-calls", "2",
     ]  # fmt: skip
 
     finished = subprocess.run(
@@ -37,6 +38,8 @@ def test_it_streams_every_word_to_websocket_and_sse_clients(tmp_path: Path) -> N
     assert total["delivered"] == total["sent"] == 4 * 20
     assert total["lost"] == total["duplicates"] == total["reordered"] == 0
     assert total["shown_wrong"] == total["stored_wrong"] == 0
+    assert total["mcp_calls_answered"] == total["mcp_calls_expected"] == 4 * 2
+    assert total["mcp_runs_wrong"] == 0
     assert sorted(result["by_transport"]) == ["sse", "ws"]
     assert result["code_from"].startswith(str(ROOT))
     assert result["peak_mb"]["worker"] > 0 and result["peak_mb"]["daphne"] > 0

@@ -97,6 +97,11 @@ COMMANDS = {
             "--limit-action": optional(setting_values(FIELDS_BY_NAME["limit_action"])),
             "--skill": optional(st.sampled_from(skill_names()), hostile_text),
             "--model": optional(st.sampled_from(["", OFFLINE_MODEL_NAME]), hostile_text),
+            # No MCP server is configured here: any name is refused.
+            "--mcp-servers": (st.just(ABSENT), hostile_text),
+            "--no-mcp": FLAG,
+            "--approve-all": FLAG,
+            "--list-tools": (st.just(ABSENT), FLAG[0] | FLAG[1]),  # not with a question
             **{
                 f"--{flag.replace('_', '-')}": setting(flag)
                 for flag in FLAGS

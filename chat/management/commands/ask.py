@@ -8,7 +8,8 @@ import json
 import signal
 import sys
 from argparse import ArgumentParser
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -18,11 +19,13 @@ from django.db import DatabaseError, transaction
 from agents.cancel import CancelToken
 from agents.config import AgentConfig, ConfigError, OperatorLimits
 from agents.events import Event
-from agents.loop import RunDeps, start_run, stop_paused_run
+from agents.loop import RunDeps, answer_approval, start_run, stop_paused_run
+from agents.mcp import McpHub
 from agents.offline_model import OFFLINE_MODEL_NAME
 from agents.skills import UnknownSkillError, skill_named, skill_names
 from agents.state import RunStatus, TerminationReason
 from agents.subagents import DEFAULT_AGENT_TYPES, DELEGATE_TOOL, AgentType
+from agents.tools import ToolRegistry
 from chat.models import UNSTORABLE, Run
 from chat.runner import model_for, model_name
 from chat.tools import run_tools
@@ -60,7 +63,7 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: ArgumentParser) -> None:
-        parser.add_argument("question")
+        parser.add_argument("question", nargs="?", help="what to ask (not with --list-tools)")
         parser.add_argument("--json", action="store_true", help="one JSON event a line")
         parser.add_argument("--user", help="run as this user (must exist)")
         iterations = parser.add_mutually_exclusive_group()
@@ -82,9 +85,29 @@ class Command(BaseCommand):
         parser.add_argument(
             "--model", help="one of ORACLE_MODELS (default: the user's choice, else ORACLE_MODEL)"
         )
+        mcp = parser.add_mutually_exclusive_group()
+        mcp.add_argument("--no-mcp", action="store_true", help="no MCP server's tools")
+        mcp.add_argument(
+            "--mcp-servers",
+            metavar="NAME,...",
+            help="only these MCP servers (of ORACLE_MCP_SERVERS)",
+        )
+        parser.add_argument(
+            "--approve-all",
+            action="store_true",
+            help="run tool calls that need approval (without it they are declined)",
+        )
+        parser.add_argument(
+            "--list-tools", action="store_true", help="list the tools a run may use, and exit"
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        if options["list_tools"] == (options["question"] is not None):
+            raise CommandError(
+                "give a question, or --list-tools (not both)", returncode=USAGE_ERROR
+            )
         user = _user(options["user"]) if options["user"] else None
+        servers = _mcp_servers(user, options)
         try:
             skill = skill_named(options["skill"])
         except UnknownSkillError as error:
@@ -94,29 +117,105 @@ class Command(BaseCommand):
         config = _config_for(user, options)
         # The user's documents with --user; subagents as the skill allows.
         agent_types = _subagent_types() if skill.allows_tool(DELEGATE_TOOL) else []
-        tools = run_tools(user_id=user.pk if user is not None else None, agent_types=agent_types)
+        approve_all = options["approve_all"]
+
+        def tools(hub: McpHub | None) -> ToolRegistry:
+            user_id = user.pk if user is not None else None
+            return run_tools(user_id=user_id, agent_types=agent_types, mcp=hub,
+                             mcp_servers=servers, approve_all=approve_all)  # fmt: skip
+
+        if options["list_tools"]:
+            with contextlib.redirect_stdout(sys.stderr):
+                listed = asyncio.run(_with_hub(servers, tools, _list))
+            for line in listed:
+                self.stdout.write(line)
+            return
         model = model_for(model_name(config))
         # The daily spending caps hold here too: the user's with --user, the site's always.
         # (What a run here spends is not kept, so it does not count toward them.)
         limits = _limits(user.pk if user is not None else None)
-        deps = RunDeps(model=model, tree=skill.tree(config, limits), tools=tools)
         printer = JsonPrinter(self.stdout) if options["json"] else TranscriptPrinter(self.stdout)
+
+        async def ask(registry: ToolRegistry) -> TerminationReason | None:
+            deps = RunDeps(model=model, tree=skill.tree(config, limits), tools=registry)
+            return await _ask(options["question"], deps, printer, approve_all=approve_all)
+
         # Only events go to stdout; anything else printed during the run goes to stderr.
         with contextlib.redirect_stdout(sys.stderr):
-            reason = asyncio.run(_ask(options["question"], deps, printer))
+            reason = asyncio.run(_with_hub(servers, tools, ask))
         if reason is not TerminationReason.COMPLETED:
             sys.exit(1)
 
 
-async def _ask(question: str, deps: RunDeps, printer: Printer) -> TerminationReason | None:
+T = TypeVar("T")
+
+
+async def _with_hub(
+    servers: list[str],
+    tools: Callable[[McpHub | None], ToolRegistry],
+    work: Callable[[ToolRegistry], Awaitable[T]],
+) -> T:
+    """Run `work` with the run's tools, the MCP servers started for it and closed after."""
+    if not servers:
+        return await work(tools(None))
+    from chat.tools import builtin_names
+    from toolbox.hub import new_hub
+
+    hub = new_hub(frozenset(builtin_names()))
+    hub.servers = {name: server for name, server in hub.servers.items() if name in servers}
+    try:
+        await hub.start()  # a server that does not start is logged, naming it and why
+        return await work(tools(hub))
+    finally:
+        await hub.close()
+
+
+async def _list(registry: ToolRegistry) -> list[str]:
+    return [
+        f"{tool.name}\t{tool.server or '-'}\t{'asks first' if tool.needs_approval else '-'}\t"
+        f"{tool.description}"
+        for tool in registry.tools()
+    ]
+
+
+async def _ask(
+    question: str, deps: RunDeps, printer: Printer, *, approve_all: bool
+) -> TerminationReason | None:
     cancel = CancelToken()
     with contextlib.suppress(NotImplementedError):
         asyncio.get_running_loop().add_signal_handler(signal.SIGINT, cancel.cancel)
     result = await start_run(question, deps, on_event=printer, cancel=cancel)
+    while result.status is RunStatus.PAUSED and result.state.awaiting_approval:
+        # No one can press Approve in a terminal: declined, unless --approve-all.
+        for call in result.state.awaiting_approval:
+            result.state.approvals[call["id"]] = approve_all
+        result = await answer_approval(result.state, deps, on_event=printer, cancel=cancel)
     if result.status is RunStatus.PAUSED:
         # No one can press Continue in a terminal: the run ends with the limit's reason.
         result = await stop_paused_run(result.state, deps, on_event=printer)
     return result.state.termination_reason
+
+
+def _mcp_servers(user: Any, options: dict[str, Any]) -> list[str]:
+    """The MCP servers this run uses: none with --no-mcp, those --mcp-servers names,
+    else those the user (with --user) has not switched off."""
+    from toolbox.hub import configured
+    from toolbox.selectors import servers_enabled_for
+
+    if options["no_mcp"]:
+        return []
+    enabled = [server.name for server in configured().servers if server.enabled]
+    if options["mcp_servers"] is None:
+        return servers_enabled_for(user=user) if user is not None else enabled
+    wanted = [name.strip() for name in options["mcp_servers"].split(",") if name.strip()]
+    unknown = sorted(set(wanted) - set(enabled))
+    if unknown or not wanted:
+        raise CommandError(
+            f"--mcp-servers: no enabled MCP server called {', '.join(unknown) or '(none)'} "
+            f"(servers: {', '.join(enabled) or 'none'})",
+            returncode=USAGE_ERROR,
+        )
+    return wanted
 
 
 def _config_for(user: Any, options: dict[str, Any]) -> AgentConfig:

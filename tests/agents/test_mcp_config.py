@@ -1,0 +1,187 @@
+"""The MCP servers file (`ORACLE_MCP_SERVERS`): the common `mcpServers` shape, checked key
+by key. A bad entry gives one clear message naming its server and leaves the others usable."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agents.mcp_config import DEFAULT_TIMEOUT_SECONDS, load_mcp_config, parse_mcp_config
+
+GOOD = {"command": "uvx", "args": ["mcp-server-time"]}
+
+
+def servers(**entries: Any) -> dict[str, Any]:
+    return {"mcpServers": entries}
+
+
+def test_it_reads_the_file_claude_desktop_and_cursor_write(tmp_path: Path):
+    path = tmp_path / "mcp.json"
+    document = servers(
+        time={"command": "uvx", "args": ["mcp-server-time"], "env": {"TZ": "UTC"}},
+        remote={"url": "https://tools.example.com/mcp", "headers": {"Authorization": "Bearer x"}},
+        legacy={"url": "http://127.0.0.1:3001/sse", "transport": "sse"},
+    )
+    path.write_text(json.dumps(document))
+
+    config = load_mcp_config(str(path))
+
+    assert config.problems == ()
+    time, remote, legacy = config.servers
+    assert (time.name, time.transport, time.command, time.args) == (
+        "time",
+        "stdio",
+        "uvx",
+        ("mcp-server-time",),
+    )
+    assert time.env == {"TZ": "UTC"}
+    assert (remote.transport, remote.url) == ("http", "https://tools.example.com/mcp")
+    assert remote.headers == {"Authorization": "Bearer x"}
+    assert legacy.transport == "sse"
+    # Oracle's own keys have their defaults: no approval, a minute per call, enabled.
+    assert (time.approval, time.approve_tools) == ("never", frozenset())
+    assert (time.timeout_seconds, time.enabled) == (DEFAULT_TIMEOUT_SECONDS, True)
+
+
+def test_oracles_own_keys_set_approval_the_ceiling_and_whether_it_is_used():
+    config = parse_mcp_config(
+        servers(
+            git={**GOOD, "approval": "always", "timeout_seconds": 5, "enabled": False},
+            files={**GOOD, "approve_tools": ["write_file"], "timeout_seconds": 2.5},
+        )
+    )
+
+    git, files = config.servers
+    assert config.problems == ()
+    assert git.needs_approval("status") and git.timeout_seconds == 5.0 and not git.enabled
+    assert files.needs_approval("write_file") and not files.needs_approval("read_file")
+    assert files.timeout_seconds == 2.5 and files.enabled
+
+
+def test_claude_desktops_disabled_key_switches_a_server_off():
+    config = parse_mcp_config(
+        servers(off={**GOOD, "disabled": True}, on={**GOOD, "disabled": False})
+    )
+
+    assert config.problems == ()
+    assert [(server.name, server.enabled) for server in config.servers] == [
+        ("off", False),
+        ("on", True),
+    ]
+
+
+def test_keys_other_clients_write_are_accepted_and_ignored():
+    entry = {**GOOD, "type": "stdio", "description": "Clock", "alwaysAllow": [], "autoApprove": []}
+
+    config = parse_mcp_config(servers(time=entry))
+
+    assert config.problems == () and config.servers[0].name == "time"
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ({**GOOD, "comand": "typo"}, "unknown key(s): comand"),
+        ({"args": []}, 'give either "command" (a server Oracle starts) or "url" (one it reaches)'),
+        ({**GOOD, "url": "http://x/mcp"}, 'give either "command"'),
+        ({**GOOD, "approval": "sometimes"}, 'approval must be "never" or "always"'),
+        ({**GOOD, "timeout_seconds": 0}, "timeout_seconds must be a number of seconds above 0"),
+        ({**GOOD, "timeout_seconds": "60"}, "timeout_seconds must be a number"),
+        ({**GOOD, "timeout_seconds": True}, "timeout_seconds must be a number"),
+        ({**GOOD, "timeout_seconds": 10**9}, "and at most 86400"),
+        ({**GOOD, "enabled": "yes"}, "enabled must be true or false, not 'yes'"),
+        ({"command": ""}, "command must be a non-empty string"),
+        ({"command": "x", "args": "--flag"}, "args must be a list of strings"),
+        ({"command": "x", "env": {"N": 1}}, "env must be an object of strings"),
+        ({"command": "x", "headers": {}}, "headers belong(s) to a server reached by url"),
+        ({"url": "http://x/mcp", "cwd": "/"}, "cwd belong(s) to a server started by command"),
+        ({"url": "file:///etc/passwd"}, "url must be an http:// or https:// address"),
+        ({"url": "http://x/mcp", "transport": "websocket"}, 'transport must be "http"'),
+        ({**GOOD, "approve_tools": "all"}, "approve_tools must be a list of strings"),
+        ("uvx mcp-server-time", "expected an object"),
+    ],
+)
+def test_a_bad_entry_names_its_server_and_leaves_the_others_usable(entry, message):
+    config = parse_mcp_config(servers(broken=entry, time=GOOD))
+
+    (problem,) = config.problems
+    assert problem.startswith("MCP server 'broken': ")
+    assert message in problem
+    assert [server.name for server in config.servers] == ["time"]
+
+
+@pytest.mark.parametrize("name", ["has space", "a__b", "x" * 33, "", "ünï"])
+def test_a_server_name_that_cannot_prefix_a_tool_name_is_refused(name):
+    config = parse_mcp_config(servers(**{name: GOOD, "time": GOOD}))
+
+    (problem,) = config.problems
+    assert problem.startswith(f"MCP server {name!r}: a server's name is 1 to 32 letters")
+    assert "its tools are named <server>__<tool>" in problem
+    assert [server.name for server in config.servers] == ["time"]
+
+
+def test_every_bad_server_gets_its_own_message():
+    config = parse_mcp_config(
+        servers(one={"command": "x", "bogus": 1}, two={"approval": "x"}, three=GOOD)
+    )
+
+    assert [problem.split(":")[0] for problem in config.problems] == [
+        "MCP server 'one'",
+        "MCP server 'two'",
+    ]
+    assert [server.name for server in config.servers] == ["three"]
+
+
+def test_a_document_without_mcp_servers_is_one_problem_and_no_servers():
+    assert parse_mcp_config({"servers": {}}, source="mcp.json").problems == (
+        'mcp.json: expected an object with an "mcpServers" object',
+    )
+    assert parse_mcp_config([1, 2]).servers == ()
+
+
+def test_an_unknown_top_level_key_is_named_and_the_servers_still_load():
+    config = parse_mcp_config({"mcpServers": {"time": GOOD}, "inputs": []}, source="mcp.json")
+
+    assert config.problems == ("mcp.json: unknown key 'inputs' (only \"mcpServers\")",)
+    assert [server.name for server in config.servers] == ["time"]
+
+
+def test_a_file_that_is_not_json_is_named_with_the_parsers_reason(tmp_path: Path):
+    path = tmp_path / "mcp.json"
+    path.write_text('{"mcpServers": {"time": {"command": "uvx",}}}')
+
+    config = load_mcp_config(str(path))
+
+    (problem,) = config.problems
+    assert problem.startswith(f"ORACLE_MCP_SERVERS: {path} is not JSON: ")
+    assert "line 1" in problem
+    assert config.servers == ()
+
+
+def test_a_missing_file_is_named(tmp_path: Path):
+    path = tmp_path / "nowhere.json"
+
+    config = load_mcp_config(str(path))
+
+    (problem,) = config.problems
+    assert problem.startswith(f"ORACLE_MCP_SERVERS: cannot read {path}: ")
+    assert "No such file" in problem
+    assert config.servers == ()
+
+
+def test_no_file_means_no_servers_and_no_problems():
+    config = load_mcp_config("")
+
+    assert (config.servers, config.problems) == ((), ())
+
+
+def test_where_says_what_the_server_is_for_logs_and_the_health_page():
+    time, remote = parse_mcp_config(
+        servers(time=GOOD, remote={"url": "https://tools.example.com/mcp"})
+    ).servers
+
+    assert time.where == "uvx mcp-server-time"
+    assert remote.where == "https://tools.example.com/mcp"

@@ -1,0 +1,101 @@
+"""Reads: the tools a user's runs may use, and the MCP servers as the Tools page shows them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from django.conf import settings
+
+from agents.mcp_config import McpServerConfig
+from chat.tools import run_tools
+from toolbox.hub import configured
+from toolbox.models import McpServerStatus, ToolPreferences
+
+
+def disabled_servers(*, user: Any) -> set[str]:
+    """The MCP servers `user` switched off for their runs."""
+    row = ToolPreferences.objects.filter(user=user).first()
+    return set(row.disabled_servers) if row else set()
+
+
+def servers_enabled_for(*, user: Any) -> list[str]:
+    """The configured, enabled MCP servers `user`'s runs use."""
+    off = disabled_servers(user=user)
+    return [s.name for s in configured().servers if s.enabled and s.name not in off]
+
+
+def servers(*, user: Any) -> list[dict[str, Any]]:
+    """Every configured server: its state as a worker last found it, its tools, and
+    whether `user`'s runs use it."""
+    found = {row.name: row for row in McpServerStatus.objects.all()}
+    off = disabled_servers(user=user)
+    rows = []
+    for config in configured().servers:
+        status = found.get(config.name)
+        state = status.state if status else ("disabled" if not config.enabled else "not started")
+        rows.append(
+            {
+                "name": config.name,
+                "transport": config.transport,
+                "where": _shown_where(config),
+                "asks": _asks(config),
+                "state": "disabled" if not config.enabled else state,
+                "error": status.error if status else "",
+                "problems": status.problems if status else [],
+                "tools": status.tools if status else [],
+                "approval": config.approval,
+                "approve_tools": sorted(config.approve_tools),
+                "timeout_seconds": config.timeout_seconds,
+                "configured": config.enabled,
+                "enabled": config.enabled and config.name not in off,
+            }
+        )
+    return rows
+
+
+def _shown_where(config: McpServerConfig) -> str:
+    """Where a server is, as any user may see it: the program's name, not its path or
+    arguments; the address without credentials or query (either may hold a secret)."""
+    if config.transport == "stdio":
+        return Path(config.command).name
+    parts = urlsplit(config.url)
+    port = f":{parts.port}" if parts.port else ""
+    return f"{parts.scheme}://{parts.hostname}{port}{parts.path}"
+
+
+def _asks(config: McpServerConfig) -> str:
+    if config.approval == "always":
+        return "asks before every call"
+    if config.approve_tools:
+        return "asks before " + ", ".join(sorted(config.approve_tools))
+    return "acts without asking"
+
+
+def tools(*, user: Any) -> list[dict[str, Any]]:
+    """Every tool `user`'s runs may use, built-in and MCP: name, description, server
+    ("" for Oracle's own) and approval (whether a call waits for the user)."""
+    builtin = run_tools(user_id=user.pk)
+    listed = [
+        {"name": tool.name, "description": tool.description, "server": "", "approval": False}
+        for tool in builtin.tools()
+    ]
+    if settings.ORACLE_MCP_SERVERS:
+        for server in servers(user=user):
+            if not server["enabled"] or server["state"] != "ready":
+                continue
+            listed.extend(
+                {
+                    "name": tool["name"],
+                    "description": tool["description"],
+                    "server": server["name"],
+                    "approval": bool(tool["approval"]),
+                }
+                for tool in server["tools"]
+            )
+    return listed
+
+
+def configured_server_names() -> list[str]:
+    return [s.name for s in configured().servers]
