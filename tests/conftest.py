@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -11,7 +10,7 @@ from django.contrib.auth.models import User
 
 from agents.testing.fake_server import FakeServer
 from tests import processes
-from tests.mcp.served import everything_served
+from tests.mcp.served import everything_served, mcp_testing_server, mcp_time_server
 from tests.stack import STACK_REDIS_DB, OracleStack
 
 pytest_plugins = ["tests.no_skips"]
@@ -66,13 +65,8 @@ def mcp_stack(
     config = folder / "mcp.json"
     with everything_served("streamableHttp") as everything:
         servers = {
-            "time": {"command": sys.executable, "args": ["-m", "mcp_server_time"]},
-            "testing": {
-                "command": sys.executable,
-                "args": ["-m", "tests.mcp.testing_server", "--hostile"],
-                "env": {"PYTHONPATH": str(Path(__file__).resolve().parent.parent)},
-                "approve_tools": ["echo"],
-            },
+            "time": mcp_time_server(),
+            "testing": mcp_testing_server("--hostile", approve_tools=["echo"]),
             "everything": {"url": everything},
             "broken": {"command": "/nonexistent/mcp-server"},
         }

@@ -24,17 +24,24 @@ import pytest_asyncio
 
 from agents.cancel import CancelToken
 from agents.clock import Clock
+from agents.events import EventCollector
+from agents.loop import continue_run
 from agents.mcp import McpHub, McpServer, child_environment
 from agents.mcp_config import McpServerConfig, parse_mcp_config
 from agents.testing.scripted import Call, Reply
 from agents.tools import ToolError, ToolRegistry
-from tests.mcp.served import EVERYTHING, NODE, everything_served, free_port
+from tests.mcp.served import (
+    EVERYTHING,
+    NODE,
+    everything_served,
+    free_port,
+    mcp_testing_server,
+    mcp_time_server,
+)
 from tests.mcp.testing_server import LONG_NAME, PICTURE_PNG
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-ROOT = Path(__file__).resolve().parents[2]
-TESTING_SERVER = [sys.executable, "-m", "tests.mcp.testing_server"]
 SECRETS = ("SECRET_KEY", "DATABASE_URL", "OPENAI_API_KEY")
 
 
@@ -52,11 +59,11 @@ def remote_urls() -> Iterator[dict[str, str]]:
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def hub(cancel_marker: Path, remote_urls: dict[str, str]) -> AsyncIterator[McpHub]:
-    testing_env = {"PYTHONPATH": str(ROOT), "ORACLE_TEST_CANCEL_MARKER": str(cancel_marker)}
+    marker = {"ORACLE_TEST_CANCEL_MARKER": str(cancel_marker)}
     config = parse_mcp_config(
         {
             "mcpServers": {
-                "time": {"command": sys.executable, "args": ["-m", "mcp_server_time"]},
+                "time": mcp_time_server(),
                 "everything": {"command": NODE, "args": [str(EVERYTHING), "stdio"]},
                 "everything_http": {"url": remote_urls["http"]},
                 "everything_sse": {"url": remote_urls["sse"], "transport": "sse"},
@@ -65,16 +72,8 @@ async def hub(cancel_marker: Path, remote_urls: dict[str, str]) -> AsyncIterator
                     "args": [str(EVERYTHING), "stdio"],
                     "timeout_seconds": 0.5,
                 },
-                "testing": {
-                    "command": TESTING_SERVER[0],
-                    "args": [*TESTING_SERVER[1:], "--hostile"],
-                    "env": testing_env,
-                },
-                "exits": {
-                    "command": TESTING_SERVER[0],
-                    "args": [*TESTING_SERVER[1:], "--exit-at-once"],
-                    "env": testing_env,
-                },
+                "testing": mcp_testing_server("--hostile", env=marker),
+                "exits": mcp_testing_server("--exit-at-once", env=marker),
                 "missing": {"command": "/nonexistent/mcp-server"},
                 "off": {"command": NODE, "args": [str(EVERYTHING)], "enabled": False},
             }
@@ -455,3 +454,36 @@ async def test_the_time_limit_ends_a_run_stuck_in_an_mcp_call(hub, run, cancel_m
     assert outcome.reason == "timeout"
     await until(lambda: cancellations(cancel_marker) == before + 1)
     assert (await registry(hub).run("c1", "testing__echo", '{"text": "ok"}')).ok
+
+
+async def test_a_pause_at_the_time_limit_cuts_the_call_and_continue_uses_the_server(
+    hub, run, cancel_marker
+):
+    before = cancellations(cancel_marker)
+    started = time.monotonic()
+
+    outcome = await run(
+        [
+            Reply(calls=[Call("testing__sleep", {"seconds": 30})]),
+            Reply(calls=[Call("testing__echo", {"text": "after the pause"})]),
+            Reply(text="Done after all."),
+        ],
+        tools=registry(hub),
+        clock=Clock(rate=20),
+        timeout_seconds=10,
+        limit_action="pause",
+    )
+
+    assert time.monotonic() - started < 1.5
+    assert outcome.result.status.value == "paused"
+    assert outcome.events.types()[-1] == "run.paused"
+    (cut,) = outcome.events.of_type("tool.result")
+    assert cut["ok"] is False
+    await until(lambda: cancellations(cancel_marker) == before + 1)
+
+    events = EventCollector()
+    resumed = await continue_run(outcome.result.state, outcome.deps, on_event=events)
+
+    assert resumed.reason is not None and resumed.reason.value == "completed"
+    (echoed,) = events.of_type("tool.result")
+    assert (echoed["ok"], echoed["content"]) == (True, "after the pause")

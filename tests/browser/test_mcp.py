@@ -148,6 +148,30 @@ def test_a_slow_tool_shows_its_progress_and_a_picture_shows_in_its_step(
     expect(step.locator("img.tool-picture")).to_be_visible()
 
 
+def test_stop_cuts_a_long_call_and_the_next_question_uses_the_same_server(
+    page: Any, ready: OracleStack, fake_provider: FakeServer
+) -> None:
+    fake_provider.set_script([call("testing__sleep", {"seconds": 60}), {"text": ["Slept."]}])
+    start(page, ready, "Sleep for a minute")
+    step = page.locator(".tool-step", has_text="testing__sleep")
+    expect(step.locator(".tool-progress")).to_contain_text(" of 60: slept ", timeout=10_000)
+
+    page.click("#run-controls button.stop")
+
+    expect(page.locator(".msg-system", has_text="Stopped")).to_be_visible(timeout=5_000)
+    expect(step.locator(".tool-status")).to_have_text("error")
+    expect(page.locator("#run-controls button.stop")).to_have_count(0)
+
+    fake_provider.set_script(
+        [call("everything__echo", {"message": "still here"}), {"text": ["Echoed."]}]
+    )
+    ask(page, "Echo over HTTP")  # a real server from npm, over Streamable HTTP
+    page.wait_for_selector(".msg-assistant >> text=Echoed.")
+    echoed = page.locator(".tool-step", has_text="everything__echo")
+    echoed.locator("summary").click()
+    expect(echoed.locator(".tool-output")).to_have_text("Echo: still here")
+
+
 def test_the_tools_page_lists_the_servers_and_switches_one_off_for_my_runs(
     page: Any, ready: OracleStack, fake_provider: FakeServer, tmp_path: Path
 ) -> None:

@@ -21,6 +21,7 @@ from django.conf import settings
 from agents.testing.fake_server import FakeServer
 from tests import processes
 from tests.e2e.test_runs_api import sse_events, start_conversation, wait_until_finished
+from tests.mcp.served import mcp_testing_server
 from tests.stack import OracleStack
 
 ROOT = Path(settings.BASE_DIR)
@@ -216,13 +217,18 @@ def test_the_time_limit_interrupts_a_long_call(
     assert run["elapsed_ms"] < 13_000  # the limit (10 s) and the cut within a second
 
 
-def test_a_server_killed_between_calls_is_started_again(
-    client: httpx.Client, fake_provider: FakeServer
-) -> None:
+def pid_of_testing_server(client: httpx.Client, fake_provider: FakeServer) -> int:
     fake_provider.set_script([call("testing__pid", {}), {"text": ["Ok."]}])
     conversation, run_id = start_conversation(client, "Your pid?")
     wait_until_finished(client, run_id)
-    first = int(str(tool_messages(client, conversation)[0]["content"]))
+    return int(str(tool_messages(client, conversation)[0]["content"]))
+
+
+def test_a_server_killed_between_calls_is_started_again(
+    client: httpx.Client, fake_provider: FakeServer
+) -> None:
+    first = pid_of_testing_server(client, fake_provider)
+    assert pid_of_testing_server(client, fake_provider) == first  # one process, every run
     os.kill(first, signal.SIGKILL)
     time.sleep(0.5)
 
@@ -262,3 +268,24 @@ def _events_so_far(client: httpx.Client, run_id: str) -> list[dict[str, object]]
         for m in conversation["messages"]
         if m["role"] == "tool" and m["metadata"].get("status") == "running"
     ]
+
+
+@pytest.mark.parametrize("how", ["stopped", "killed"])
+def test_a_workers_stdio_servers_start_with_it_and_end_with_it(how: str, tmp_path: Path) -> None:
+    tag = f"worker-{how}-{processes.free_port()}"
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"testing": mcp_testing_server("--tag", tag)}}))
+    worker = processes.start_worker(
+        tmp_path / "worker.log",
+        name=f"mcp-{how}",
+        env=processes.base_env(ORACLE_MCP_SERVERS=str(config)),
+    )
+    try:
+        # Started when the worker is, before any run asks for it: once.
+        processes.wait_for(lambda: len(processes.processes_mentioning(tag)) == 1, 60)
+        (server,) = processes.processes_mentioning(tag)
+        assert "tests.mcp.testing_server" in server
+    finally:
+        processes.stop(worker, signal.SIGTERM if how == "stopped" else signal.SIGKILL)
+
+    processes.wait_for(lambda: not processes.processes_mentioning(tag), 10)

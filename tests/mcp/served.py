@@ -1,5 +1,6 @@
-"""Servers no one here wrote, served for the tests: `@modelcontextprotocol/server-everything`
-from npm (tests/mcp/package.json; `make test` installs it) over HTTP."""
+"""The MCP servers the tests configure: `mcp-server-time` from PyPI and our testing
+server as `mcpServers` entries, and `@modelcontextprotocol/server-everything` from npm
+(tests/mcp/package.json; `make test` installs it) served over HTTP."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,6 +19,24 @@ EVERYTHING = (
     / "node_modules/@modelcontextprotocol/server-everything/dist/index.js"
 )
 NODE = shutil.which("node") or "/usr/bin/node"
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def mcp_time_server() -> dict[str, object]:
+    """The `mcpServers` entry of `mcp-server-time` (a dev dependency), over stdio."""
+    return {"command": sys.executable, "args": ["-m", "mcp_server_time"]}
+
+
+def mcp_testing_server(*args: str, **keys: object) -> dict[str, object]:
+    """The `mcpServers` entry of our testing server over stdio, with its command-line
+    `args` and more of the entry's `keys` (`env` adds to what it needs)."""
+    env = {"PYTHONPATH": str(ROOT), **keys.pop("env", {})}  # type: ignore[dict-item]
+    return {
+        "command": sys.executable,
+        "args": ["-m", "tests.mcp.testing_server", *args],
+        "env": env,
+        **keys,
+    }
 
 
 def free_port() -> int:

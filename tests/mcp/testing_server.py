@@ -1,6 +1,7 @@
 """An MCP server written for Oracle's tests: slow, failing, enormous and hostile tools.
 
-Run it with `python -m tests.mcp.testing_server [--http PORT] [--hostile] [--exit-at-once]`.
+Run it with
+`python -m tests.mcp.testing_server [--http PORT] [--hostile] [--exit-at-once] [--tag WORD]`.
 It is built on the official SDK (`MCPServer`), like the servers people install.
 """
 
@@ -157,6 +158,7 @@ def main() -> None:
     parser.add_argument("--http", type=int, help="serve Streamable HTTP on this port")
     parser.add_argument("--hostile", action="store_true", help="list tools no client should trust")
     parser.add_argument("--exit-at-once", action="store_true", help="exit before the handshake")
+    parser.add_argument("--tag", help="a word on the command line that tests find the process by")
     options = parser.parse_args()
     if options.exit_at_once:
         print("testing server: exiting at once", file=sys.stderr)
