@@ -146,8 +146,8 @@ class McpServer:
                 return "it exited before answering (its error output is in Oracle's log)"
             return "it closed the connection before answering"
         if self.config.transport != "stdio" and _is_connect_error(inner):
-            return f"nothing answers at {self.config.url} ({describe_error(inner)})"
-        return describe_error(error)
+            return f"nothing answers at {self.config.where} ({describe_error(inner)})"
+        return self.config.without_secrets(describe_error(error))
 
     def _failed(self, reason: str) -> None:
         self.state, self.error = "failed", reason

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 DEFAULT_TIMEOUT_SECONDS = 60.0
 MAX_TIMEOUT_SECONDS = 24 * 3600.0
@@ -57,10 +58,25 @@ class McpServerConfig:
 
     @property
     def where(self) -> str:
-        """What the server is, in a few words, for logs and the health page."""
+        """What the server is, in a few words, for logs (its address without secrets)."""
         if self.transport == "stdio":
             return " ".join([self.command, *self.args])[:200]
-        return self.url
+        return shown_url(self.url)
+
+    def without_secrets(self, text: str) -> str:
+        """`text` with a remote server's address shown as `shown_url` gives it."""
+        return text.replace(self.url, shown_url(self.url)) if self.url else text
+
+
+def shown_url(url: str) -> str:
+    """An address as logs and pages show it: without the user, password, query or
+    fragment, any of which may hold a secret."""
+    parts = urlsplit(url)
+    try:
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:  # a port that is not a number: show none
+        port = ""
+    return f"{parts.scheme}://{parts.hostname or ''}{port}{parts.path}"
 
 
 @dataclass(frozen=True)

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from django.conf import settings
 
-from agents.mcp_config import McpServerConfig
+from agents.mcp_config import McpServerConfig, shown_url
 from chat.tools import run_tools
 from toolbox.hub import configured
 from toolbox.models import McpServerStatus, ToolPreferences
@@ -42,7 +41,7 @@ def servers(*, user: Any) -> list[dict[str, Any]]:
                 "where": _shown_where(config),
                 "asks": _asks(config),
                 "state": "disabled" if not config.enabled else state,
-                "error": status.error if status else "",
+                "error": config.without_secrets(status.error) if status else "",
                 "problems": status.problems if status else [],
                 "tools": status.tools if status else [],
                 "approval": config.approval,
@@ -60,9 +59,7 @@ def _shown_where(config: McpServerConfig) -> str:
     arguments; the address without credentials or query (either may hold a secret)."""
     if config.transport == "stdio":
         return Path(config.command).name
-    parts = urlsplit(config.url)
-    port = f":{parts.port}" if parts.port else ""
-    return f"{parts.scheme}://{parts.hostname}{port}{parts.path}"
+    return shown_url(config.url)
 
 
 def _asks(config: McpServerConfig) -> str:

@@ -178,10 +178,19 @@ def test_no_file_means_no_servers_and_no_problems():
     assert (config.servers, config.problems) == ((), ())
 
 
-def test_where_says_what_the_server_is_for_logs_and_the_health_page():
-    time, remote = parse_mcp_config(
-        servers(time=GOOD, remote={"url": "https://tools.example.com/mcp"})
+def test_where_says_what_the_server_is_for_logs_without_its_secrets():
+    secret = "https://oracle:hunter2@tools.example.com:8443/mcp?token=s3cret#x"
+    time, remote, plain = parse_mcp_config(
+        servers(
+            time=GOOD,
+            remote={"url": secret},
+            plain={"url": "https://tools.example.com/mcp"},
+        )
     ).servers
 
     assert time.where == "uvx mcp-server-time"
-    assert remote.where == "https://tools.example.com/mcp"
+    assert remote.where == "https://tools.example.com:8443/mcp"
+    assert plain.where == "https://tools.example.com/mcp"
+    assert remote.without_secrets(f"401 for url '{secret}'") == (
+        "401 for url 'https://tools.example.com:8443/mcp'"
+    )

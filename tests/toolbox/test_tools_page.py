@@ -21,7 +21,7 @@ from django.test import Client, override_settings
 from agents.mcp import McpHub, McpTool
 from agents.mcp_config import load_mcp_config
 from chat.tools import builtin_names
-from tests.mcp.served import mcp_testing_server, mcp_time_server
+from tests.mcp.served import free_port, mcp_testing_server, mcp_time_server
 from toolbox.hub import configured, record_status
 from toolbox.models import McpServerStatus, ToolPreferences
 from toolbox.selectors import servers_enabled_for
@@ -30,6 +30,8 @@ SERVERS = {
     "time": mcp_time_server(),
     "testing": mcp_testing_server(approve_tools=["echo"]),
     "gone": {"command": "/nonexistent/mcp-server"},
+    # Nothing listens there; its address holds a password and a token.
+    "remote": {"url": f"http://oracle:hunter2@127.0.0.1:{free_port()}/mcp?token=s3cret"},
     "resting": {"command": sys.executable, "enabled": False},
 }
 
@@ -106,8 +108,12 @@ def test_the_page_shows_each_servers_state_its_reason_and_its_tools(
     assert 'id="server-resting" data-state="disabled"' in page
     assert '<code>testing__echo</code> <span class="badge badge-ask">asks first</span>' in page
     assert "<code>calculator</code>" in page
-    # Where a server is: the program's name, not its path or arguments.
+    # Where a server is: the program's name, not its path or arguments; an address
+    # without its credentials or query, in its error too.
     assert sys.executable not in page
+    assert 'id="server-remote" data-state="failed"' in page
+    assert "nothing answers at http://127.0.0.1:" in page
+    assert "hunter2" not in page and "s3cret" not in page
 
 
 def test_switching_a_server_off_takes_its_tools_from_my_runs_only(
@@ -119,12 +125,12 @@ def test_switching_a_server_off_takes_its_tools_from_my_runs_only(
     assert 'aria-pressed="false"' in response.content.decode()
     assert not [name for name in api_tools(alice_client) if name.startswith("time__")]
     # A failed server stays in: its runs try it again (after its back-off).
-    assert servers_enabled_for(user=alice) == ["testing", "gone"]
-    assert servers_enabled_for(user=bob) == ["time", "testing", "gone"]
+    assert servers_enabled_for(user=alice) == ["testing", "gone", "remote"]
+    assert servers_enabled_for(user=bob) == ["time", "testing", "gone", "remote"]
 
     alice_client.post("/tools/time/switch/", {"enabled": "1"})
     assert "time__get_current_time" in api_tools(alice_client)
-    assert servers_enabled_for(user=alice) == ["time", "testing", "gone"]
+    assert servers_enabled_for(user=alice) == ["time", "testing", "gone", "remote"]
 
 
 @pytest.mark.parametrize(
@@ -151,6 +157,7 @@ def test_health_shows_each_servers_state(mcp: None, client: Client):
         "time": "ready",
         "testing": "ready",
         "gone": "failed",
+        "remote": "failed",
         "resting": "disabled",
     }
     assert "nonexistent" not in json.dumps(body)  # reasons are for the Tools page and the log
