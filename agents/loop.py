@@ -216,7 +216,13 @@ async def resume_run(
     cancel: CancelToken | None = None,
     on_checkpoint: CheckpointSink | None = None,
 ) -> RunResult:
-    """Pick a running state up again in the same round (e.g. after a worker was lost)."""
+    """Pick a running state up again in the same round (e.g. after a worker was lost).
+    A worker lost as it took up the user's answers to an approval left the paused state
+    with those answers in it: the run goes on from them."""
+    if state.status is RunStatus.PAUSED and state.awaiting_approval:
+        return await answer_approval(
+            state, deps, on_event=on_event, cancel=cancel, on_checkpoint=on_checkpoint
+        )
     state.apply_iteration_mode(unlimited_iterations=deps.tree.get_config().unlimited_iterations)
     run = _Run(state, deps, on_event, cancel, on_checkpoint)
     await _announce_resumed(run)
@@ -267,16 +273,27 @@ async def stop_paused_run(
     that waited for approval ends as cancelled, its calls not run."""
     if state.status is not RunStatus.PAUSED:
         raise ValueError("only a paused run can be stopped this way")
-    if state.awaiting_approval:
-        reason = TerminationReason.CANCELLED
-        state.awaiting_approval = []
-    elif state.paused_reason is not None:
-        reason = state.paused_reason
-    else:
+    if not state.awaiting_approval and state.paused_reason is None:
         raise ValueError("a paused run has the reason it paused for")
     state.status = RunStatus.RUNNING
     run = _Run(state, deps, on_event, None, None)
-    return await run.finish(reason)
+    if not state.awaiting_approval:
+        return await run.finish(state.paused_reason or TerminationReason.CANCELLED)
+    # Its waiting calls get a result each: their steps close, and a Continue's history
+    # answers every call the model made (a provider refuses one that does not).
+    for call in state.awaiting_approval:
+        await run.emit(
+            EventType.TOOL_RESULT,
+            id=call["id"],
+            name=call["name"],
+            ok=False,
+            content=wording.NOT_ANSWERED,
+        )
+        state.messages.append(
+            {"role": "tool", "tool_call_id": call["id"], "content": wording.NOT_ANSWERED}
+        )
+    state.awaiting_approval, state.approvals = [], {}
+    return await run.finish(TerminationReason.CANCELLED)
 
 
 @dataclass

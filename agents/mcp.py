@@ -85,6 +85,7 @@ class McpServer:
     state: ServerState = "stopped"
     error: str = ""  # why it is failed (or last failed)
     listed: list[Any] = field(default_factory=list)  # the server's tools (mcp_types.Tool)
+    usable: list[Any] = field(default_factory=list)  # those whose schema a model can take
     problems: list[str] = field(default_factory=list)  # tools left out, and why
     starts: int = 0
     calls: int = 0
@@ -169,6 +170,8 @@ class McpServer:
                 client = await stack.enter_async_context(await self._new_client(stack))
                 listed = await _list_tools(client)
                 self._client, self.listed = client, listed
+                # Checked once a connection, not for every run that offers them.
+                self.usable, self.problems = _usable_tools(listed)
                 self.state, self.error, self._failures = "ready", "", 0
                 ready.set_result(None)
                 await closing.wait()
@@ -335,6 +338,18 @@ def _progress(
     return report
 
 
+def _usable_tools(listed: list[Any]) -> tuple[list[Any], list[str]]:
+    """The listed tools a model can be offered, and why each other one is left out."""
+    usable, problems = [], []
+    for tool in listed:
+        problem = schema_problem(tool.input_schema)
+        if problem is None:
+            usable.append(tool)
+        else:
+            problems.append(f"tool {tool.name[:80]!r} left out: {problem}")
+    return usable, problems
+
+
 async def _list_tools(client: Any) -> list[Any]:
     tools: list[Any] = []
     cursor: str | None = None
@@ -492,13 +507,7 @@ class McpHub:
         for server in self.servers.values():
             if server.state == "disabled" or (servers is not None and server.name not in servers):
                 continue
-            server.problems = []
-            for listed in server.listed:
-                schema = listed.input_schema
-                problem = schema_problem(schema)
-                if problem is not None:
-                    server.problems.append(f"tool {listed.name[:80]!r} left out: {problem}")
-                    continue
+            for listed in server.usable:
                 name = tool_name(server.name, listed.name, taken)
                 taken.add(name)
                 offered.append(
@@ -507,7 +516,7 @@ class McpHub:
                         server=server.name,
                         tool=listed.name,
                         description=(listed.description or listed.title or listed.name)[:1024],
-                        input_schema=schema,
+                        input_schema=listed.input_schema,
                         needs_approval=server.config.needs_approval(listed.name),
                     )
                 )
@@ -518,10 +527,8 @@ class McpHub:
         rows = []
         for server in self.servers.values():
             state = server.state
-            if state == "ready":
-                self.tools(servers={server.name})  # refresh its problems
-                if not server.connected:
-                    state = "stopped"  # it died since its last call; the next starts it
+            if state == "ready" and not server.connected:
+                state = "stopped"  # it died since its last call; the next starts it
             rows.append(
                 {
                     "name": server.name,

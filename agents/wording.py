@@ -352,6 +352,8 @@ def reason_label(reason: str) -> str:
 
 # A tool call the user declined, as the model reads it (SPEC 6a).
 DECLINED = "Error: The user declined this call."
+# The result of a call that still waited for approval when the run was stopped.
+NOT_ANSWERED = "Not run: the run was stopped before you answered."
 
 
 def approval_notice(calls: list[dict[str, Any]]) -> str:

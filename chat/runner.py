@@ -205,9 +205,9 @@ def claim(run_id: str) -> Job | None:
     state = AgentState.from_json(json.dumps(run.state)) if run.state else None
     # The daily spending caps: what is left of them caps this run's cost.
     operator = run_cost_limits(operator, run=run, state=state, action=action, now=now)
-    # A resumed run, or one that waited for approval, runs its last step's tools now:
-    # their results fill the steps already shown.
-    tool_steps = _cut_off_steps(run, state) if action in ("resume", "approve") else {}
+    # A resumed run, or one that waited for approval, runs its last step's tools now (a
+    # stopped one closes those that waited): their results fill the steps already shown.
+    tool_steps = _cut_off_steps(run, state) if action in ("resume", "approve", "stop") else {}
     return Job(
         run,
         action,

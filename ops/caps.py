@@ -61,8 +61,10 @@ def run_cost_limits(
     daily caps, and the name of the cap that is then the lowest (the user's on a tie).
 
     `run` itself counts with what it spent before this claim's round: a continued run
-    starts a round from 0, a resumed one goes on counting its round (`state.round`)."""
-    in_this_round = state.round.cost_usd if state is not None and action == "resume" else 0.0
+    starts a round from 0; a resumed one, or one going on after the user's approval,
+    goes on counting its round (`state.round`)."""
+    same_round = action in ("resume", "approve")
+    in_this_round = state.round.cost_usd if state is not None and same_round else 0.0
     return daily_cost_limits(
         operator,
         owner_id=run.conversation.owner_id,

@@ -7,7 +7,14 @@ import json
 from agents.clock import Clock
 from agents.config import AgentConfig
 from agents.events import EventCollector
-from agents.loop import RunDeps, answer_approval, start_run, stop_paused_run
+from agents.loop import (
+    RunDeps,
+    answer_approval,
+    continue_run,
+    resume_run,
+    start_run,
+    stop_paused_run,
+)
 from agents.state import AgentState, RunStatus, TerminationReason
 from agents.testing.scripted import Call, Reply, ScriptedModel
 from agents.tools import Tool, ToolRegistry
@@ -123,6 +130,20 @@ async def test_stop_while_waiting_ends_the_run_as_cancelled_without_running_the_
     assert RAN == []
     assert result.reason is TerminationReason.CANCELLED
     assert events.types()[-1] == "run.finished"
+    # Its step is closed, and the history a Continue sends answers every call.
+    (closed,) = events.of_type("tool.result")
+    assert closed["ok"] is False
+    assert closed["content"] == "Not run: the run was stopped before you answered."
+    assert result.state.awaiting_approval == []
+
+    continued = await continue_run(result.state, run_deps, on_event=EventCollector())
+
+    assert continued.reason is TerminationReason.COMPLETED
+    asked = run_deps.model.calls[-1].messages  # type: ignore[attr-defined]
+    (call_id,) = [c["id"] for m in asked for c in m.get("tool_calls") or []]
+    assert [m["content"] for m in asked if m.get("tool_call_id") == call_id] == [
+        "Not run: the run was stopped before you answered."
+    ]
 
 
 async def test_time_spent_waiting_is_not_run_time():
@@ -148,3 +169,21 @@ async def test_tools_that_need_no_approval_run_at_once():
 
     assert result.reason is TerminationReason.COMPLETED
     assert RAN == ['{"target": "prod"}']
+
+
+async def test_a_worker_lost_as_it_took_up_the_answer_resumes_with_it():
+    """The worker that took the Approve died before its first checkpoint: the state saved
+    is the paused one, with the answer the service wrote into it. Resumed, the call runs
+    once, without asking again."""
+    state, run_deps, _ = await paused_run()
+    (waiting,) = state.awaiting_approval
+    state.approvals[waiting["id"]] = True
+
+    events = EventCollector()
+    result = await resume_run(state, run_deps, on_event=events)
+
+    assert result.state.termination_reason is TerminationReason.COMPLETED
+    assert RAN == ['{"target": "prod"}']
+    assert not events.of_type("tool.approval_requested")
+    assert [e["approved"] for e in events.of_type("tool.approval_given")] == [True]
+    assert result.state.awaiting_approval == []

@@ -181,6 +181,25 @@ def test_deny_tells_the_model_and_the_run_goes_on(
     assert "The user declined this call." in told
 
 
+def test_stop_while_a_call_waits_for_approval_ends_the_run_and_the_call_never_runs(
+    client: httpx.Client, fake_provider: FakeServer
+) -> None:
+    fake_provider.set_script([call("testing__echo", {"text": "never"}), {"text": ["No."]}])
+    conversation, run_id = start_conversation(client, "Say never")
+    processes.wait_for(lambda: client.get(f"/api/runs/{run_id}/").json()["pending_approval"], 30)
+    asked = len(fake_provider.requests)
+
+    assert client.post(f"/api/runs/{run_id}/cancel/").status_code == 202
+    run = wait_until_finished(client, run_id)
+
+    assert (run["reason"], run["pending_approval"], run["tool_calls"]) == ("cancelled", [], 0)
+    (step,) = tool_messages(client, conversation)
+    assert step["metadata"]["ok"] is False
+    assert step["content"] == "Not run: the run was stopped before you answered."
+    assert len(fake_provider.requests) == asked  # the model was not asked again
+    assert client.post(f"/api/runs/{run_id}/approve/", json={}).status_code == 409
+
+
 def test_stop_interrupts_a_long_call_and_the_server_stays_usable(
     client: httpx.Client, fake_provider: FakeServer, mcp_stack: OracleStack
 ) -> None:

@@ -163,7 +163,7 @@ def test_the_environment_sets_the_caps_and_the_staffs_values_override_it(
     )
 
 
-def test_a_resumed_run_is_not_counted_twice_and_a_continued_one_counts_its_rounds(
+def test_a_resumed_or_approved_run_is_not_counted_twice_and_a_continued_one_counts_its_rounds(
     caps: SpendCaps, alice: User
 ) -> None:
     set_caps(caps, user="2.00")
@@ -174,11 +174,14 @@ def test_a_resumed_run_is_not_counted_twice_and_a_continued_one_counts_its_round
     run.state = json.loads(state.to_json())
 
     resumed = run_cost_limits(PER_RUN, run=run, state=state, action="resume", now=NOW)
+    approved = run_cost_limits(PER_RUN, run=run, state=state, action="approve", now=NOW)
     continued = run_cost_limits(PER_RUN, run=run, state=state, action="continue", now=NOW)
 
-    # Resumed, the round goes on counting from its $0.30: it may reach $0.90 (a total of
-    # $1.00 for the run). Continued, a new round starts from 0 after the run's $0.40.
+    # Resumed, or going on after an approval, the round goes on counting from its $0.30:
+    # it may reach $0.90 (a total of $1.00 for the run). Continued, a new round starts
+    # from 0 after the run's $0.40.
     assert resumed.max_cost_usd == pytest.approx(0.9)
+    assert approved.max_cost_usd == pytest.approx(0.9)
     assert continued.max_cost_usd == pytest.approx(0.6)
 
 
