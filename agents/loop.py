@@ -229,15 +229,17 @@ async def resume_run(
     return await run.drive(resume_tools=True)
 
 
-async def _announce_resumed(run: _Run) -> None:
+async def _announce_resumed(run: _Run, **reason: str) -> None:
     """`run.resumed`, with the settings this round runs under and the totals it starts
-    from (the chat's gauges show the round's own counters against its limits)."""
+    from (the chat's gauges show the round's own counters against its limits); with
+    `reason` "approval" when the user's answer to an approval resumed it."""
     await run.emit(
         EventType.RUN_RESUMED,
         run_id=run.state.run_id,
         round=run.state.rounds,
         config=run.tree.get_config().to_dict(),
         before_round=run.state.counters_before_round(),
+        **reason,
     )
 
 
@@ -262,7 +264,7 @@ async def answer_approval(
             EventType.TOOL_APPROVAL_GIVEN, id=call["id"], name=call["name"], approved=approved
         )
     state.awaiting_approval = []
-    await _announce_resumed(run)
+    await _announce_resumed(run, reason=APPROVAL)
     return await run.drive(resume_tools=True)
 
 

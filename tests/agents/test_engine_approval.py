@@ -97,6 +97,8 @@ async def test_approve_runs_the_call_and_the_run_goes_on():
     assert RAN == ['{"target": "prod"}']
     (given,) = events.of_type("tool.approval_given")
     assert given["approved"] is True
+    (resumed,) = events.of_type("run.resumed")
+    assert resumed["reason"] == "approval"  # no limit's: the limit log leaves it out
     assert result.reason is TerminationReason.COMPLETED
     assert result.final_text == "Done."
     assert result.state.total.tool_calls == 1

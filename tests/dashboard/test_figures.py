@@ -8,6 +8,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
+from chat.models import RunEvent
 from dashboard.periods import period_named
 from dashboard.selectors import Figures, dashboard_figures
 from tests.dashboard.conftest import NOW, Helper, make_run
@@ -85,6 +86,20 @@ def test_it_counts_limit_hits_by_hour_and_by_action(runs: None) -> None:
         "extend": (1, 0, 1),
         "warn": (0, 0, 0),
     }
+
+
+def test_a_wait_for_the_users_approval_is_no_limit_hit(alice: User) -> None:
+    waited = make_run(alice, action="pause").run
+    paused = RunEvent.objects.create(
+        run=waited, seq=10, type="run.paused", data={"type": "run.paused", "reason": "approval"}
+    )
+    RunEvent.objects.filter(pk=paused.pk).update(created_at=waited.created_at)
+    make_run(alice, reason="timeout", action="pause", paused=True)
+
+    day = figures("24h")
+
+    assert day.paused == 1  # the timeout's pause only
+    assert {row.action: row.paused for row in day.actions}["pause"] == 1
 
 
 def test_it_gives_average_and_95th_percentile_per_agent_type_and_skill(runs: None) -> None:

@@ -122,6 +122,31 @@ async def test_it_writes_one_line_per_limit_event_and_none_for_the_rest(lines: L
         datetime.fromisoformat(line["timestamp"])
 
 
+async def test_a_wait_for_the_users_approval_is_no_limit_event(lines: Lines) -> None:
+    run = alices_run()
+    recorder = recorder_of(run)
+    call = {"id": "c1", "name": "ops__deploy", "server": "ops", "arguments": {}}
+    stream = [
+        {"type": "run.started", "run_id": str(run.pk), "model": "m", "config": {}},
+        {"type": "tool.call", **{k: v for k, v in call.items() if k != "server"}},
+        {"type": "tool.approval_requested", **call},
+        {"type": "system.notice", "severity": "warning", "metric": None, "value": None,
+         "limit": None, "text": "The Oracle wants to make this tool call…",
+         "reason": "approval"},
+        {"type": "run.paused", "reason": "approval"},
+        {"type": "tool.approval_given", "id": "c1", "name": "ops__deploy", "approved": True},
+        {"type": "run.resumed", "run_id": str(run.pk), "round": 1, "config": {},
+         "reason": "approval"},
+        {"type": "tool.result", "id": "c1", "name": "ops__deploy", "ok": True, "content": "ok"},
+        {**FINISHED, "reason": "completed", "failure_class": None},
+    ]  # fmt: skip
+
+    for event in stream:
+        await recorder(dict(event))
+
+    assert [line["event"] for line in lines()] == ["run.finished"]
+
+
 def test_a_warning_carries_its_metric_figures_and_the_live_counters() -> None:
     run = alices_run()
     live = {"iterations": 1, "tool_calls": 1, "tokens": 300, "cost_usd": 0.002, "elapsed_ms": 1500}
