@@ -275,14 +275,14 @@ async def stop_paused_run(
     that waited for approval ends as cancelled, its calls not run."""
     if state.status is not RunStatus.PAUSED:
         raise ValueError("only a paused run can be stopped this way")
-    if not state.awaiting_approval and state.paused_reason is None:
+    reason = TerminationReason.CANCELLED if state.awaiting_approval else state.paused_reason
+    if reason is None:
         raise ValueError("a paused run has the reason it paused for")
     state.status = RunStatus.RUNNING
     run = _Run(state, deps, on_event, None, None)
-    if not state.awaiting_approval:
-        return await run.finish(state.paused_reason or TerminationReason.CANCELLED)
-    # Its waiting calls get a result each: their steps close, and a Continue's history
-    # answers every call the model made (a provider refuses one that does not).
+    # Calls that waited for approval get a result each: their steps close, and a
+    # Continue's history answers every call the model made (a provider refuses one that
+    # does not).
     for call in state.awaiting_approval:
         await run.emit(
             EventType.TOOL_RESULT,
@@ -295,7 +295,7 @@ async def stop_paused_run(
             {"role": "tool", "tool_call_id": call["id"], "content": wording.NOT_ANSWERED}
         )
     state.awaiting_approval, state.approvals = [], {}
-    return await run.finish(TerminationReason.CANCELLED)
+    return await run.finish(reason)
 
 
 @dataclass

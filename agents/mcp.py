@@ -92,7 +92,8 @@ class McpServer:
     _client: Any = None
     _owner: asyncio.Task[None] | None = None
     _closing: asyncio.Event | None = None
-    _lock: asyncio.Lock | None = None
+    # Made here, bound to the loop that first waits on it (the hub's: one loop a hub).
+    _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     _failures: int = 0
     _retry_at: float = 0.0
 
@@ -111,8 +112,6 @@ class McpServer:
         """
         if self.state == "disabled":
             raise ServerUnavailable(f"the MCP server {self.name!r} is disabled")
-        if self._lock is None:
-            self._lock = asyncio.Lock()
         async with self._lock:
             if self.state == "ready" and self._alive():
                 return
@@ -235,8 +234,6 @@ class McpServer:
 
     async def close(self) -> None:
         """Close the connection (a stdio server's process ends)."""
-        if self._lock is None:
-            self._lock = asyncio.Lock()
         async with self._lock:
             await self._stop_owner()
             if self.state != "disabled":
@@ -315,8 +312,6 @@ class McpServer:
 
     async def _lost(self, client: Any) -> None:
         """Drop the connection `client` (unless another call already made a new one)."""
-        if self._lock is None:
-            self._lock = asyncio.Lock()
         async with self._lock:
             if self._client is client and client is not None:
                 await self._stop_owner()

@@ -15,17 +15,15 @@ from agents.builtin_tools import builtin_tools
 from agents.config import AgentConfig, OperatorLimits
 from agents.loop import RunDeps, ToolContext
 from agents.mcp import McpHub
-from agents.subagents import DELEGATE_TOOL, AgentType, Delegation
+from agents.subagents import DEFAULT_AGENT_TYPES, AgentType, Delegation
 from agents.tools import Tool, ToolRegistry
 from agents.tree import create_tree
 
-DOCUMENT_TOOLS = ("search_documents", "read_document")
-
 
 def builtin_names() -> list[str]:
-    """The names of every tool that is not an MCP server's (MCP tools take others)."""
-    extra = [tool.name for tool in _extra_tools(tuple(settings.ORACLE_TOOLS))]
-    return [*builtin_tools().names(), *extra, *DOCUMENT_TOOLS, DELEGATE_TOOL]
+    """The names of every tool that is not an MCP server's (MCP tools take others): a
+    run's registry with documents and `delegate`, without MCP."""
+    return run_tools(user_id=0, agent_types=DEFAULT_AGENT_TYPES).names()
 
 
 def run_tools(

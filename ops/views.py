@@ -76,16 +76,7 @@ def healthz(request: HttpRequest) -> JsonResponse:
         # Each MCP server's state as a worker last found it (the reasons are on the Tools
         # page and in the worker's log, not on this public page). A failed one is not a
         # failure of Oracle: runs go on without its tools.
-        body["mcp_servers"] = _mcp_states()
+        from toolbox.selectors import server_states
+
+        body["mcp_servers"] = server_states()
     return JsonResponse(body, status=503 if failing else 200)
-
-
-def _mcp_states() -> dict[str, str]:
-    from toolbox.hub import configured
-    from toolbox.models import McpServerStatus
-
-    found = dict(McpServerStatus.objects.values_list("name", "state"))
-    return {
-        server.name: ("disabled" if not server.enabled else found.get(server.name, "not started"))
-        for server in configured().servers
-    }

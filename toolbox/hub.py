@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import logging
 import weakref
+from collections.abc import Collection
 from functools import cache
 
 from django.conf import settings
@@ -34,12 +35,15 @@ _hubs: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, tuple[McpHub, asynci
 _hubs = weakref.WeakKeyDictionary()
 
 
-def new_hub(reserved: frozenset[str] = frozenset()) -> McpHub:
-    """A hub of the configured servers (not started)."""
+def new_hub(only: Collection[str] | None = None) -> McpHub:
+    """A hub of the configured servers (of `only`, when given), not started; its tools
+    take names no built-in tool has."""
+    from chat.tools import builtin_names
+
     return McpHub(
-        configured().servers,
+        [s for s in configured().servers if only is None or s.name in only],
         max_result_chars=settings.ORACLE_TOOL_RESULT_MAX_CHARS,
-        reserved=reserved,
+        reserved=frozenset(builtin_names()),
     )
 
 
@@ -47,9 +51,7 @@ async def process_hub() -> McpHub:
     """This loop's hub, its servers started (once: later calls return it at once)."""
     loop = asyncio.get_running_loop()
     if loop not in _hubs:
-        from chat.tools import builtin_names
-
-        hub = new_hub(frozenset(builtin_names()))
+        hub = new_hub()
         _hubs[loop] = (hub, loop.create_task(_start(hub)))
     hub, started = _hubs[loop]
     await asyncio.shield(started)

@@ -14,13 +14,13 @@ from toolbox.models import McpServerStatus, ToolPreferences
 
 
 def disabled_servers(*, user: Any) -> set[str]:
-    """The MCP servers `user` switched off for their runs."""
-    row = ToolPreferences.objects.filter(user=user).first()
+    """The MCP servers `user` switched off for their runs (none without a user)."""
+    row = ToolPreferences.objects.filter(user=user).first() if user is not None else None
     return set(row.disabled_servers) if row else set()
 
 
 def servers_enabled_for(*, user: Any) -> list[str]:
-    """The configured, enabled MCP servers `user`'s runs use."""
+    """The configured, enabled MCP servers `user`'s runs use (all of them for None)."""
     off = disabled_servers(user=user)
     return [s.name for s in configured().servers if s.enabled and s.name not in off]
 
@@ -33,14 +33,13 @@ def servers(*, user: Any) -> list[dict[str, Any]]:
     rows = []
     for config in configured().servers:
         status = found.get(config.name)
-        state = status.state if status else ("disabled" if not config.enabled else "not started")
         rows.append(
             {
                 "name": config.name,
                 "transport": config.transport,
                 "where": _shown_where(config),
                 "asks": _asks(config),
-                "state": "disabled" if not config.enabled else state,
+                "state": _state(config, status.state if status else None),
                 "error": config.without_secrets(status.error) if status else "",
                 "problems": status.problems if status else [],
                 "tools": status.tools if status else [],
@@ -52,6 +51,20 @@ def servers(*, user: Any) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+def server_states() -> dict[str, str]:
+    """Each configured server's state, for `/healthz`."""
+    found = dict(McpServerStatus.objects.values_list("name", "state"))
+    return {config.name: _state(config, found.get(config.name)) for config in configured().servers}
+
+
+def _state(config: McpServerConfig, recorded: str | None) -> str:
+    """A server's state as a worker last recorded it; "disabled" when the file switches
+    it off, "not started" before any worker reached it."""
+    if not config.enabled:
+        return "disabled"
+    return recorded or "not started"
 
 
 def _shown_where(config: McpServerConfig) -> str:
@@ -92,7 +105,3 @@ def tools(*, user: Any) -> list[dict[str, Any]]:
                 for tool in server["tools"]
             )
     return listed
-
-
-def configured_server_names() -> list[str]:
-    return [s.name for s in configured().servers]

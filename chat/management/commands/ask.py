@@ -158,11 +158,9 @@ async def _with_hub(
     """Run `work` with the run's tools, the MCP servers started for it and closed after."""
     if not servers:
         return await work(tools(None))
-    from chat.tools import builtin_names
     from toolbox.hub import new_hub
 
-    hub = new_hub(frozenset(builtin_names()))
-    hub.servers = {name: server for name, server in hub.servers.items() if name in servers}
+    hub = new_hub(only=servers)
     try:
         await hub.start()  # a server that does not start is logged, naming it and why
         return await work(tools(hub))
@@ -199,14 +197,13 @@ async def _ask(
 def _mcp_servers(user: Any, options: dict[str, Any]) -> list[str]:
     """The MCP servers this run uses: none with --no-mcp, those --mcp-servers names,
     else those the user (with --user) has not switched off."""
-    from toolbox.hub import configured
     from toolbox.selectors import servers_enabled_for
 
     if options["no_mcp"]:
         return []
-    enabled = [server.name for server in configured().servers if server.enabled]
     if options["mcp_servers"] is None:
-        return servers_enabled_for(user=user) if user is not None else enabled
+        return servers_enabled_for(user=user)
+    enabled = servers_enabled_for(user=None)
     wanted = [name.strip() for name in options["mcp_servers"].split(",") if name.strip()]
     unknown = sorted(set(wanted) - set(enabled))
     if unknown or not wanted:
