@@ -86,7 +86,9 @@ def _asks(config: McpServerConfig) -> str:
 def tools(*, user: Any) -> list[dict[str, Any]]:
     """Every tool `user`'s runs may use, built-in and MCP: name, description, server
     ("" for Oracle's own) and approval (whether a call waits for the user)."""
-    builtin = run_tools(user_id=user.pk)
+    from settings_ui.selectors import subagent_types  # settings_ui reads chat's models
+
+    builtin = run_tools(user_id=user.pk, agent_types=subagent_types())
     listed = [
         {"name": tool.name, "description": tool.description, "server": "", "approval": False}
         for tool in builtin.tools()

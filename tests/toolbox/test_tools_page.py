@@ -89,6 +89,9 @@ def test_the_api_lists_builtin_and_mcp_tools_in_one_list(mcp: None, alice_client
         "server": "",
         "approval": False,
     }
+    # Every built-in a run may use: the documents and delegating to a helper too.
+    assert {"search_documents", "read_document", "delegate"} <= set(tools)
+    assert tools["delegate"]["server"] == ""
     assert tools["time__get_current_time"]["server"] == "time"
     assert tools["time__get_current_time"]["description"] == (
         "Get current time in a specific timezone"
