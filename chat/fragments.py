@@ -552,7 +552,8 @@ class RunView:
         return f"{self.section}-t{call_id}"
 
     def _system_notice(self, event: dict[str, Any]) -> str:
-        self.streaming = None
+        # An answer being streamed goes on in its own bubble (above the notice): its end
+        # fills that bubble, not a second one repeating its start.
         self.last_notice = f"{self.section}-s{event['seq']}"
         text = str(event.get("text", ""))
         return self._append(system_message(self.last_notice, event, text)) + announce(text)
