@@ -163,26 +163,127 @@ def _route(model: str, api_base: str | None) -> str:
     return model
 
 
-def _provider_chunks(response: Any) -> AsyncIterator[Any]:
-    """The provider's chunks: from LiteLLM's own parser where it speaks OpenAI's protocol.
+def _provider_chunks(response: Any) -> AsyncIterator[Chunk]:
+    """The provider's chunks, each as (text, tool call pieces, finish reason, usage).
 
     For an OpenAI-compatible server (Oracle's route for a server of the operator's own)
-    LiteLLM parses each event into a chunk of OpenAI's shape with
-    `OpenAIChatCompletionStreamingHandler`. The stream wrapper it hands out around that
-    parser builds every chunk again as a new object and, once the stream ends, rebuilds
-    the whole response from its chunks and works out its cost, for LiteLLM's own logging
-    callbacks. Oracle registers none and prices usage itself, so it reads the parser:
-    about a third less time per model call (bench/README.md). What the wrapper adds for
-    other providers (the openai SDK's stream, Anthropic's, ...) is kept: their streams go
-    through it. The response is closed by the caller either way (`response.aclose()`).
+    LiteLLM reads the response's lines and makes each event a `ModelResponseStream`
+    with `OpenAIChatCompletionStreamingHandler`; the stream wrapper it hands out then
+    builds every chunk again as a new object and, once the stream ends, rebuilds the
+    whole response and works out its cost, for LiteLLM's own logging callbacks.
+    Oracle registers none and prices usage itself, so for that route it reads the
+    events from the HTTP response LiteLLM opened (`_events_of`): the call, its
+    headers, errors and retries stay LiteLLM's, and a word costs one `json.loads`
+    instead of two pydantic objects (bench/README.md). An error event goes through
+    LiteLLM's own parser, so it raises what LiteLLM raises. Other providers (the
+    openai SDK's stream, Anthropic's, ...) keep the wrapper. The response is closed
+    by the caller either way (`response.aclose()`).
     """
     stream = getattr(response, "completion_stream", None)
-    if type(stream) is OpenAIChatCompletionStreamingHandler:
-        return aiter(stream)
-    return aiter(response)
+    http = getattr(stream, "http_response", None)
+    if type(stream) is OpenAIChatCompletionStreamingHandler and isinstance(http, httpx.Response):
+        return _events_of(stream, http)
+    return _chunks_of(response)
 
 
-async def _parts(chunks: AsyncIterator[Any]) -> AsyncGenerator[StreamPart, None]:
+# What a chunk carries: text, tool call pieces (index, id, name, arguments), the finish
+# reason and the usage (prompt and completion tokens).
+Chunk = tuple[str, list[tuple[int, str, str, str]], str | None, tuple[int, int] | None]
+
+
+async def _events_of(
+    parser: OpenAIChatCompletionStreamingHandler, response: httpx.Response
+) -> AsyncGenerator[Chunk, None]:
+    """The `data:` events of an OpenAI-compatible stream, read as bytes come: a network
+    read that holds several events costs one pass. Ends at `[DONE]` or the stream's end."""
+    rest = b""
+    async for data in response.aiter_bytes():
+        lines = (rest + data).split(b"\n")
+        rest = lines.pop()
+        for line in lines:
+            event = _event(parser, line)
+            if event is _DONE:
+                return
+            if event is not None:
+                yield _from_dict(event)
+    event = _event(parser, rest)
+    if event is not None and event is not _DONE:
+        yield _from_dict(event)
+
+
+_DONE: dict[str, Any] = {}
+
+
+def _event(parser: OpenAIChatCompletionStreamingHandler, line: bytes) -> dict[str, Any] | None:
+    line = line.strip()
+    if not line.startswith(b"data:"):
+        return None  # a blank line between events, a comment, an `event:` name
+    payload = line[5:].strip()
+    if payload == b"[DONE]":
+        return _DONE
+    try:
+        event = json.loads(payload)
+    except ValueError:
+        return None  # LiteLLM skips what is not JSON too
+    if not isinstance(event, dict):
+        return None
+    if event.get("error"):
+        parser.chunk_parser(chunk=event)  # raises LiteLLM's OpenAIError, with the status
+    return event
+
+
+def _from_dict(event: dict[str, Any]) -> Chunk:
+    text, calls, finish = "", [], None
+    choices = event.get("choices") or ()
+    if choices and isinstance(choices[0], dict):
+        choice = choices[0]
+        delta = choice.get("delta") or {}
+        text = delta.get("content") or ""
+        for call in delta.get("tool_calls") or ():
+            function = call.get("function") or {}
+            calls.append(
+                (
+                    call.get("index") or 0,
+                    call.get("id") or "",
+                    function.get("name") or "",
+                    function.get("arguments") or "",
+                )
+            )
+        finish = choice.get("finish_reason")
+    usage = event.get("usage")
+    counts = None
+    if isinstance(usage, dict):
+        counts = (int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0))
+    return text, calls, finish, counts
+
+
+async def _chunks_of(response: Any) -> AsyncGenerator[Chunk, None]:
+    """Chunks from LiteLLM's stream wrapper (every provider it speaks)."""
+    async for chunk in response:
+        if isinstance(chunk, dict):
+            # LiteLLM's parser marks "data: [DONE]" and events without data with dicts.
+            if chunk.get("is_finished"):
+                return
+            continue
+        text, calls, finish = "", [], None
+        for choice in (chunk.choices or ())[:1]:
+            delta = choice.delta
+            if delta is not None:
+                text = delta.content or ""
+                for call in delta.tool_calls or ():
+                    function = call.function
+                    name = (function.name or "") if function is not None else ""
+                    arguments = (function.arguments or "") if function is not None else ""
+                    calls.append((call.index or 0, call.id or "", name, arguments))
+            finish = choice.finish_reason
+        usage = getattr(chunk, "usage", None)
+        counts = None
+        if usage is not None:
+            counts = (int(usage.prompt_tokens or 0), int(usage.completion_tokens or 0))
+        yield text, calls, finish, counts
+
+
+async def _parts(chunks: AsyncIterator[Chunk]) -> AsyncGenerator[StreamPart, None]:
     """The provider's chunks as parts: text as it comes, then tool calls, usage and finish.
 
     The usage comes in a chunk of its own after the finish reason, at the stream's end.
@@ -192,26 +293,17 @@ async def _parts(chunks: AsyncIterator[Any]) -> AsyncGenerator[StreamPart, None]
     """
     calls: dict[int, dict[str, str]] = {}
     finish_reason: str | None = None
-    async for chunk in chunks:
-        if isinstance(chunk, dict):
-            # LiteLLM's parser marks "data: [DONE]" and events without data with dicts.
-            if chunk.get("is_finished"):
-                break
-            continue
-        for choice in (chunk.choices or ())[:1]:
-            delta = choice.delta
-            if delta is not None and delta.content:
-                yield TextDelta(delta.content)
-            for call in (delta.tool_calls if delta is not None else None) or ():
-                slot = calls.setdefault(call.index or 0, {"id": "", "name": "", "arguments": ""})
-                slot["id"] = call.id or slot["id"]
-                if call.function is not None:
-                    slot["name"] += call.function.name or ""
-                    slot["arguments"] += call.function.arguments or ""
-            finish_reason = choice.finish_reason or finish_reason
-        usage = getattr(chunk, "usage", None)
-        if usage is not None and (usage.prompt_tokens or usage.completion_tokens):
-            yield UsagePart(int(usage.prompt_tokens or 0), int(usage.completion_tokens or 0))
+    async for text, pieces, finish, usage in chunks:
+        if text:
+            yield TextDelta(text)
+        for index, call_id, name, arguments in pieces:
+            slot = calls.setdefault(index, {"id": "", "name": "", "arguments": ""})
+            slot["id"] = call_id or slot["id"]
+            slot["name"] += name
+            slot["arguments"] += arguments
+        finish_reason = finish or finish_reason
+        if usage is not None and (usage[0] or usage[1]):
+            yield UsagePart(*usage)
             if finish_reason is not None:
                 break
     if finish_reason is None:

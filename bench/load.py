@@ -18,7 +18,10 @@ minus the word's stamp (one clock: everything runs on this machine, over loopbac
 posted (queueing for a worker included). The answer as the client would show it (the
 text its fragments or events build) must hold every word once and in order, and so
 must the assistant message saved (read back through the API). Peak memory of daphne
-and the worker is their VmHWM (and VmRSS sampled every 0.5 s) from /proc.
+and the worker is their VmHWM (and VmRSS sampled every 0.5 s) from /proc. *Server CPU
+a word* is the CPU time daphne and the worker used from the first post to the last
+stream's end, over the words delivered; the benchmark's own checks (each run's end
+and its saved answer, read through the API) come after that window.
 
     python bench/load.py --n 50 --clients mixed --database postgres --redis system
 
@@ -393,6 +396,8 @@ async def read_saved(http: httpx.AsyncClient, client: Conversation, token: str) 
 
 
 async def drive(client: Conversation, http: httpx.AsyncClient, target: Target) -> None:
+    """Post the message and read its run to the end, as a person's browser or an API
+    client does (what the server's CPU a word is measured over)."""
     user = client.number % len(target.tokens)
     token = target.tokens[user]
     try:
@@ -402,17 +407,28 @@ async def drive(client: Conversation, http: httpx.AsyncClient, target: Target) -
                 await read_socket(client, target, target.sessions[user])
             else:
                 await read_events(http, client, token)
-            await wait_for_end(http, client, token)
     except TimeoutError:
         client.note("timed out")
     except Exception as problem:  # one client's failure is a figure, not the end
         client.note(f"{type(problem).__name__}: {problem}"[:300])
-    if client.run_id:
-        try:
-            async with asyncio.timeout(30):
-                await read_saved(http, client, token)
-        except Exception as problem:
-            client.note(f"reading the saved run: {type(problem).__name__}: {problem}")
+
+
+async def check(client: Conversation, http: httpx.AsyncClient, target: Target) -> None:
+    """The benchmark's own reads, once every stream is over (outside the measured
+    CPU): the run's end and the answer as saved."""
+    if not client.run_id:
+        return
+    token = target.tokens[client.number % len(target.tokens)]
+    try:
+        async with asyncio.timeout(30):
+            await wait_for_end(http, client, token)
+    except Exception as problem:
+        client.note(f"waiting for the run's end: {type(problem).__name__}: {problem}"[:300])
+    try:
+        async with asyncio.timeout(30):
+            await read_saved(http, client, token)
+    except Exception as problem:
+        client.note(f"reading the saved run: {type(problem).__name__}: {problem}")
 
 
 async def log_in(url: str, username: str) -> str:
@@ -463,6 +479,12 @@ async def run_clients(
         with contextlib.suppress(asyncio.CancelledError):
             await everyone
         return time.monotonic() - started
+
+
+async def check_clients(stack: Stack, clients: list[Conversation]) -> None:
+    target = Target(stack.url, stack.tokens, [], 0.0)
+    async with httpx.AsyncClient(base_url=stack.url, trust_env=False, timeout=60) as http:
+        await asyncio.gather(*(check(client, http, target) for client in clients))
 
 
 # --- the stack ---------------------------------------------------------------------------
@@ -951,6 +973,7 @@ def measure(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
         cpu_before = dict(sampler.cpu_s)
         wall = asyncio.run(run_clients(stack, sessions, clients, args.timeout, args.ramp))
     own_after = resource.getrusage(resource.RUSAGE_SELF)
+    asyncio.run(check_clients(stack, clients))
     cpu = {name: sampler.cpu_s[name] - cpu_before[name] for name in processes}
     cpu["clients"] = (own_after.ru_utime + own_after.ru_stime) - (
         own_before.ru_utime + own_before.ru_stime

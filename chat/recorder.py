@@ -42,6 +42,8 @@ COUNTERS = ("iterations", "tool_calls", "tokens", "cost_usd", "elapsed_ms")
 # staff: the chat never shows them).
 NOTICE_FIELDS = ("severity", "metric", "value", "limit", "reason", "problem", "detail")
 PUBLISH_TIMEOUT_SECONDS = 2.0
+RUNS_AT_INTERVAL = 10  # up to this many runs, ticks come every `interval` (see Journal.pace)
+MAX_PACE_SECONDS = 0.1
 # A run whose rows cannot be written this many ticks in a row gives up closing (the
 # sweeper then marks it interrupted); other runs go on being written.
 MAX_WRITE_FAILURES = 50
@@ -296,6 +298,18 @@ class Journal:
         if now:
             self._now.set()
 
+    def pace(self) -> float:
+        """The time between ticks: `interval`, longer with many runs streaming.
+
+        What a tick costs grows with the runs it writes (a row each, a frame to each
+        page and stream watching one), hardly with the words each run brings. With
+        one word of each run in every tick, 50 runs streaming spent most of the
+        machine on those; a few words each cost little more than one (bench/README.md).
+        So past `RUNS_AT_INTERVAL` runs the pause grows with them, up to
+        `MAX_PACE_SECONDS`, and never below `interval`."""
+        crowd = len(self.recorders) / RUNS_AT_INTERVAL
+        return max(self.interval, min(self.interval * crowd, MAX_PACE_SECONDS))
+
     async def run_forever(self) -> None:
         while True:
             await self._wake.wait()
@@ -308,7 +322,7 @@ class Journal:
                 logger.exception("writing the runs' output failed; trying again")
             # Coalesce what streams meanwhile. Under load a tick takes longer than the
             # interval, and the next one starts at once with a bigger batch.
-            rest = self.interval - (time.monotonic() - began)
+            rest = self.pace() - (time.monotonic() - began)
             if rest > 0:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._now.wait(), rest)
@@ -391,7 +405,7 @@ def _write_all(batches: list[Batch]) -> list[list[tuple[int, int]] | None]:
         created: list[list[tuple[int, int]] | None] = [_create_rows(b) for b in batches]
         _update_many(Message, [update for batch in batches for update in batch.updates])
         _update_many(Run, [(batch.recorder.run.pk, _run_fields(batch)) for batch in batches])
-        RunEvent.objects.bulk_create(event for batch in batches for event in _events(batch))
+        _insert_events([event for batch in batches for event in _events(batch)])
     return created
 
 
@@ -406,9 +420,37 @@ def _write_each(batches: list[Batch]) -> list[list[tuple[int, int]] | None]:
     return results
 
 
-def _events(batch: Batch) -> list[RunEvent]:
+def _events(batch: Batch) -> list[tuple[Any, int, str, dict[str, Any]]]:
     run_id = batch.recorder.run.pk
-    return [RunEvent(run_id=run_id, seq=e["seq"], type=e["type"], data=e) for e in batch.events]
+    return [(run_id, e["seq"], e["type"], e) for e in batch.events]
+
+
+def _insert_events(events: list[tuple[Any, int, str, dict[str, Any]]]) -> None:
+    """INSERT the events in one `executemany`. Under load a tick holds one event for
+    each streaming run, and making a `RunEvent` object of each for `bulk_create` cost
+    more than the database's work (bench/README.md)."""
+    if not events:
+        return
+    connection = connections[router.db_for_write(RunEvent)]
+    quote = connection.ops.quote_name
+    run, run_column = _concrete_field(RunEvent, "run")
+    data, data_column = _concrete_field(RunEvent, "data")
+    created, created_column = _concrete_field(RunEvent, "created_at")
+    columns = ", ".join(map(quote, (run_column, "seq", "type", data_column, created_column)))
+    sql = f"INSERT INTO {quote(RunEvent._meta.db_table)} ({columns}) VALUES (%s, %s, %s, %s, %s)"
+    now = created.get_db_prep_value(timezone.now(), connection)
+    params = [
+        [
+            run.get_db_prep_save(run_id, connection),
+            seq,
+            kind,
+            data.get_db_prep_save(event, connection),
+            now,
+        ]
+        for run_id, seq, kind, event in events
+    ]
+    with connection.cursor() as cursor:
+        cursor.executemany(sql, params)
 
 
 def _create_rows(batch: Batch) -> list[tuple[int, int]]:

@@ -7,9 +7,11 @@ import json
 import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 from uuid import UUID
 
 import redis
+from celery.result import AsyncResult
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -125,11 +127,24 @@ def _enqueue(run: Run) -> None:
     transaction.on_commit(lambda: _send_run(run_id))
 
 
+class _Sent(AsyncResult):  # type: ignore[type-arg]
+    """What `send_task` hands back for a run's task: nothing to wait on. Celery's own
+    `AsyncResult` looks up the result backend, which Celery keeps per thread, and
+    Django answers each request in a thread of its own: every post built a new
+    backend, about a twentieth of the post's CPU (bench/README.md)."""
+
+    def __init__(self, task_id: str, **_: Any) -> None:  # no super(): no backend
+        self.id = task_id
+
+
 def _send_run(run_id: str) -> None:
     try:
         # No result is kept: asking for one would make the send wait on the result
         # store, which retries for 20 s while Redis is away.
-        celery_app.send_task("chat.execute_run", args=[run_id], retry=False, ignore_result=True)
+        celery_app.send_task(
+            "chat.execute_run", args=[run_id], retry=False, ignore_result=True,
+            result_cls=_Sent,
+        )  # fmt: skip
     except Exception as error:  # the broker is away: the sweeper takes the run later
         logger.warning("run %s stays queued until a worker sweeps it: %r", run_id, error)
 

@@ -219,7 +219,7 @@ EMBEDDED_REDIS = not env.str("REDIS_URL", default="")
 
 CACHES = {
     "default": {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "BACKEND": "ops.cache.SharedPoolRedisCache",
         "LOCATION": REDIS_URL,
         "KEY_PREFIX": "oracle",
     }

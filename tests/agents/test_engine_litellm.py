@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 
 import pytest
@@ -242,3 +243,85 @@ def test_an_openai_compatible_server_of_ones_own_takes_litellms_own_http_route()
     assert own.name == "openai/llama3"  # what the user chose, and what prices it
     assert openai.route == "openai/gpt-4o-mini"
     assert other.route == "anthropic/claude-sonnet-4-5"
+
+
+class RawProvider:
+    """An OpenAI-compatible server that writes its event stream in the pieces it is
+    given: an event cut in the middle of its JSON, several events in one write, CRLF
+    line ends and a comment, as proxies and busy servers send them."""
+
+    def __init__(self, pieces: list[bytes]) -> None:
+        self.pieces = pieces
+        self.server: asyncio.Server | None = None
+
+    async def __aenter__(self) -> str:
+        self.server = await asyncio.start_server(self._answer, "127.0.0.1", 0)
+        port = self.server.sockets[0].getsockname()[1]
+        return f"http://127.0.0.1:{port}/v1"
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self.server is not None
+        self.server.close()
+
+    async def _answer(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        length = int(next(line.split(b":")[1] for line in head.split(b"\r\n")
+                          if line.lower().startswith(b"content-length")))  # fmt: skip
+        await reader.readexactly(length)
+        writer.write(
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+            b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+        )
+        for piece in self.pieces:
+            writer.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+            await writer.drain()
+            await asyncio.sleep(0.01)  # each piece its own network read
+        writer.write(b"0\r\n\r\n")
+        await writer.drain()
+        writer.close()
+
+
+def _event(delta: dict, finish: str | None = None, usage: dict | None = None) -> bytes:
+    chunk = {
+        "id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "m",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }  # fmt: skip
+    if usage is not None:
+        chunk["usage"] = usage
+    return b"data: " + json.dumps(chunk).encode() + b"\r\n\r\n"
+
+
+@EITHER_STREAM
+async def test_events_cut_anywhere_by_the_network_stream_the_same(model):
+    call = {"index": 0, "id": "call_x", "type": "function"}
+    events = b"".join(
+        [
+            b": a comment the server sends to keep the line open\r\n\r\n",
+            _event({"role": "assistant", "content": "Hel"}),
+            _event({"content": "lo, "}),
+            _event({"content": "wörld"}),
+            _event({"tool_calls": [{**call, "function": {"name": "calc", "arguments": ""}}]}),
+            _event({"tool_calls": [{"index": 0, "function": {"arguments": '{"x": '}}]}),
+            _event({"tool_calls": [{"index": 0, "function": {"arguments": "1}"}}]}),
+            _event({}, finish="tool_calls"),
+            b'data: {"id": "c1", "choices": [], "usage": {"prompt_tokens": 9, '
+            b'"completion_tokens": 4, "total_tokens": 13}}\r\n\r\n',
+            b"data: [DONE]\r\n\r\n",
+        ]
+    )
+    # Cut at every 37th byte (inside JSON, inside "ö", between \r and \n), after the
+    # first three events sent together in one write.
+    first = events.index(b"lo, ") + 200
+    pieces = [events[:first]] + [events[i : i + 37] for i in range(first, len(events), 37)]
+    async with RawProvider(pieces) as base_url:
+        llm = LiteLLMModel(model, api_base=base_url, api_key="test-key")
+        request = ModelRequest(messages=[{"role": "user", "content": "Hi"}], tools=None)
+        parts = [part async for part in llm.stream(request)]
+
+    text = "".join(part.text for part in parts if isinstance(part, TextDelta))
+    assert text == "Hello, wörld"
+    assert [p for p in parts if not isinstance(p, TextDelta)] == [
+        UsagePart(9, 4),
+        ToolCallPart("call_x", "calc", '{"x": 1}'),
+        FinishPart("tool_calls"),
+    ]

@@ -139,3 +139,35 @@ async def test_a_run_claimed_again_elsewhere_is_no_longer_written_here(
     assert "twice" not in written  # nothing of it after the other claim
     assert "more" in [e.data.get("text") async for e in RunEvent.objects.filter(run=mine)]
     assert all(m["run_id"] != str(theirs.pk) or "twice" not in json.dumps(m) for m in redis.sent)
+
+
+async def test_with_many_runs_streaming_a_tick_carries_several_words_of_each(
+    alice: User,
+) -> None:
+    """Forty runs, each streaming a word every 5 ms: the journal writes them in fewer,
+    fuller ticks than with one run alone, and every word still arrives once, in order."""
+    runs = [await sync_to_async(new_run)(alice) for _ in range(40)]
+    redis = Redis()
+    journal, task, database = await journal_with(redis)
+    recorders = recording(journal, *runs)
+    words = [f"w{i} " for i in range(40)]
+
+    async def fast(recorder: RunRecorder) -> None:
+        for word in words:
+            await recorder({"type": "assistant.delta", "text": word})
+            await asyncio.sleep(0.005)
+
+    await asyncio.gather(*(fast(recorder) for recorder in recorders))
+    crowded = journal.pace()
+    await asyncio.gather(*(recorder.close() for recorder in recorders))
+    task.cancel()
+    database.close()
+
+    assert crowded > journal.interval  # 40 runs: it slowed down
+    for run in runs:
+        deltas = [e for m in redis.sent if m["run_id"] == str(run.pk) for e in m["events"]]
+        assert "".join(e["text"] for e in deltas) == "".join(words)
+        # A word every 5 ms for 0.2 s at one tick every 10 ms would be about 20 events.
+        assert len(deltas) <= 12, len(deltas)
+    alone = Journal(database, redis, interval=0.01)
+    assert alone.pace() == 0.01  # one run streams at the interval itself

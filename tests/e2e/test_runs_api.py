@@ -145,3 +145,27 @@ def test_cancel_during_a_slow_stream_ends_within_a_second_keeping_the_text(
     assert final["termination_reason"] == "cancelled"
     assert any(m["role"] == "system" for m in messages)
     assert fake_provider.wait_for_disconnect(timeout=2)
+
+
+def test_api_requests_reuse_the_web_processs_redis_connections(stack: OracleStack) -> None:
+    """Each API request looks up its address's count of bad tokens in Redis. daphne
+    answers each request in a context of its own, and Django keeps a cache object per
+    context: the lookups must still share the process's connections to Redis, not open
+    one for every request (an operator sees that as connection churn and CPU)."""
+    import redis
+
+    client = stack.client(stack.create_user("redis-connections"))
+    server = redis.Redis.from_url(stack.env["REDIS_URL"])
+
+    def opened() -> int:
+        return int(server.info("stats")["total_connections_received"])
+
+    assert client.get("/api/conversations/").status_code == 200  # pools warm
+    before = opened()
+    answers = [client.get("/api/conversations/").status_code for _ in range(30)]
+    after = opened()
+    server.close()
+
+    assert answers == [200] * 30
+    # The worker polls Redis meanwhile too (about one connection a second at most).
+    assert after - before <= 5, f"{after - before} new Redis connections for 30 requests"
