@@ -419,7 +419,16 @@ def keep_up(now: datetime, span: timedelta) -> int:
     page does not have to (the worker's sweeper calls it): how many it counted."""
     first, last = _whole_days(now - span, now)
     due = _days_to_count(first, last)
-    for day in sorted(due):
+    # Days before the first run ever started add nothing: kept empty without counting
+    # (on a new install that is every day of the span, a few queries each).
+    earliest = Run.objects.order_by("created_at").values_list("created_at", flat=True).first()
+    empty = {d for d in due if earliest is None or _midnight(d + timedelta(days=1)) <= earliest}
+    began = timezone.now()
+    DayTally.objects.bulk_create(
+        [DayTally(day=day, data=Tally().to_json(), counted_at=began) for day in empty],
+        update_conflicts=True, unique_fields=["day"], update_fields=["data", "counted_at"],
+    )  # fmt: skip
+    for day in sorted(due - empty):
         _count(day)
     return len(due)
 

@@ -5,6 +5,7 @@ again; seconds and cost percentiles are kept to three significant figures."""
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
@@ -116,3 +117,22 @@ def test_the_sweeper_counts_missing_and_stale_days_before_a_page_needs_them(
     assert old is not None
     Run.objects.filter(pk=old.pk).update(finished_at=timezone.now())  # finished again
     assert keep_up(now, timedelta(days=30)) == 1
+
+
+def test_days_before_the_first_run_are_kept_empty_and_the_figures_stay_right(
+    alice: User, django_assert_max_num_queries: Any
+) -> None:
+    """A new install: the sweeper's first round keeps 90 days of tallies. The days
+    before any run cost no counting, and the period's figures are those of the runs."""
+    for days in (2, 3, 3):
+        make_run(alice, ago=timedelta(days=days), cost_usd=0.5)
+    now = NOW + timedelta(hours=1)
+
+    with django_assert_max_num_queries(400):  # 90 days counted in full took about 1,000
+        counted = keep_up(now, timedelta(days=90))
+
+    assert counted == DayTally.objects.count() >= 80
+    since = now - timedelta(days=90)
+    kept, fresh = period_tally(since, now), tally(since)
+    assert kept.reasons == fresh.reasons == {"completed": 3}
+    assert kept.owners == fresh.owners == {alice.pk: [1.5, 3]}
