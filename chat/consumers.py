@@ -85,10 +85,12 @@ class ConversationConsumer(AsyncWebsocketConsumer):
             await self._error("No such run in this conversation.")
             return
         async with self.lock:
-            # A fresh view fed every saved event; only those after last_seq are sent.
+            # A fresh view fed every saved event; only those after what the page has are
+            # sent: after last_seq, and after what this socket sent it of the run already
+            # (a run pushed before the sync was read, as under heavy load).
             self.deferred.discard(run_id)
             self.views[run_id] = RunView(run_id, self.conversation_id)
-            self.sent[run_id] = last_seq
+            self.sent[run_id] = max(last_seq, self.sent.get(run_id, 0))
             await self._refill(run_id, show_gauges=True)  # even with nothing new to send
 
     async def _flooded(self) -> bool:

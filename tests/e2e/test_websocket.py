@@ -226,3 +226,28 @@ def test_a_flood_of_frames_is_cut_short(stack: OracleStack) -> None:
     assert [a["error"] for a in answers] == ["Frames must be JSON."] * 30 + [
         "Too many frames: slow down."
     ]
+
+
+def test_a_sync_read_after_the_run_was_pushed_repeats_nothing(
+    stack: OracleStack, fake_provider: FakeServer
+) -> None:
+    """A page that had nothing of the run yet opens the socket and says so, but under
+    load the server reads its sync only after the run's events were pushed to it (past
+    the socket's first second): what the socket sent already is not sent again."""
+    token = stack.create_user("sage")
+    client = stack.client(token)
+    session = log_in(stack, "sage")
+    fake_provider.set_script([{"text": CHUNKS, "chunk_delay": 0.12}])
+    conversation, run_id = start_conversation(client, "Go slowly")
+    frames: list[str] = []
+
+    with open_socket(stack, conversation, session) as socket:
+        read_until(socket, "part", frames)  # pushed: the page's sync is not read yet
+        socket.send(json.dumps({"type": "sync", "run_id": run_id, "last_seq": 0}))
+        read_until(socket, 'data-status="finished"', frames)
+
+    received = [s for s in seqs(frames)]
+    shown = streamed_text(frames)
+    assert shown == "".join(CHUNKS), shown
+    assert sorted(received) == received
+    wait_until_finished(client, run_id)
