@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import signal
+import subprocess
 import sys
 from pathlib import Path
 
@@ -32,6 +33,12 @@ def test_it_starts_everything_and_ctrl_c_leaves_nothing_behind(tmp_path: Path) -
         setup = re.search(r"create that account at (http://\S+)", printed)
         assert setup is not None, printed
         assert processes.get_status(setup[1]) == 200
+        # Hundreds of people opening the site in the same second wait to be accepted,
+        # not reset: the listening socket's queue (ss's Send-Q) holds more than 50.
+        listening = subprocess.run(
+            ["ss", "-ltnH", f"sport = :{port}"], capture_output=True, text=True, check=True
+        ).stdout.split()
+        assert int(listening[2]) >= 1024, listening
     finally:
         code = processes.stop(serve, signal.SIGINT, timeout=30)
 
@@ -40,7 +47,7 @@ def test_it_starts_everything_and_ctrl_c_leaves_nothing_behind(tmp_path: Path) -
     assert "Stopped." in log
     left = (
         processes.processes_mentioning(str(tmp_path))
-        + processes.processes_mentioning(f"-p {port} ")
+        + processes.processes_mentioning(f"port={port}:")
         + processes.processes_mentioning(f"oracle-{serve.pid}@")
     )
     assert left == [], left

@@ -36,6 +36,7 @@ BACKOFF_FIRST = 0.5
 BACKOFF_MAX = 30.0
 HEALTHY_AFTER = 60.0  # a child that ran this long starts again from the first backoff
 REDIS_CHECK_SECONDS = 1.0
+LISTEN_BACKLOG = 1024  # connections waiting for daphne to accept them (the kernel caps it)
 
 
 @dataclass
@@ -91,7 +92,12 @@ class Command(BaseCommand):
         else:
             self.stdout.write("Using Redis at REDIS_URL.")
 
-        daphne = [sys.executable, "-m", "daphne", "-b", host, "-p", str(port),
+        # daphne's -b/-p listen with Twisted's backlog of 50 connections: 200 people
+        # opening the page in the same second overflowed it, and the kernel dropped
+        # and reset some of their connections (bench/README.md, N = 200).
+        interface = host.strip("[]").replace(":", r"\:")
+        endpoint = f"tcp:port={port}:interface={interface}:backlog={LISTEN_BACKLOG}"
+        daphne = [sys.executable, "-m", "daphne", "-e", endpoint,
                   "--proxy-headers", "oracle.asgi:application"]  # fmt: skip
         worker = [sys.executable, "-m", "celery", "-A", "oracle", "worker",
                   "--pool", "threads", "--concurrency", str(options["concurrency"]),
