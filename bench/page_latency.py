@@ -83,6 +83,7 @@ async def both(stack: load.Stack, args: Any, sessions: list[str]) -> list[float]
     page = asyncio.create_task(page_client(stack, sessions[0], args.tokens))
     if others:
         await load.run_clients(stack, sessions, others, args.timeout, args.ramp)
+        await load.check_clients(stack, others)  # their ends and saved answers
         report_others(others, args.tokens)
     return await page
 
