@@ -79,6 +79,7 @@ ADMIN_DSN = "host=127.0.0.1 port=5432 user=postgres dbname=postgres"
 SYSTEM_REDIS = "redis://127.0.0.1:6379/9"
 START_SECONDS = 120  # bound of each start-up step
 STOP_SECONDS = 20  # SIGINT, then SIGKILL
+CHECKS_AT_ONCE = 20  # clients reading their saved runs back at the same time
 
 WORD = re.compile(r"\bw(\d+)t(\d+)\b")
 # What the page does with a fragment: an answer's text swapped whole (`-text`, at its
@@ -482,9 +483,17 @@ async def run_clients(
 
 
 async def check_clients(stack: Stack, clients: list[Conversation]) -> None:
+    """Every client's check, CHECKS_AT_ONCE at a time: 500 at once waited on each other
+    past their own timeouts."""
     target = Target(stack.url, stack.tokens, [], 0.0)
+    room = asyncio.Semaphore(CHECKS_AT_ONCE)
+
+    async def checked(client: Conversation, http: httpx.AsyncClient) -> None:
+        async with room:
+            await check(client, http, target)
+
     async with httpx.AsyncClient(base_url=stack.url, trust_env=False, timeout=60) as http:
-        await asyncio.gather(*(check(client, http, target) for client in clients))
+        await asyncio.gather(*(checked(client, http) for client in clients))
 
 
 # --- the stack ---------------------------------------------------------------------------
