@@ -414,12 +414,11 @@ async def drive(client: Conversation, http: httpx.AsyncClient, target: Target) -
         client.note(f"{type(problem).__name__}: {problem}"[:300])
 
 
-async def check(client: Conversation, http: httpx.AsyncClient, target: Target) -> None:
+async def check(client: Conversation, http: httpx.AsyncClient, token: str) -> None:
     """The benchmark's own reads, once every stream is over (outside the measured
     CPU): the run's end and the answer as saved."""
     if not client.run_id:
         return
-    token = target.tokens[client.number % len(target.tokens)]
     try:
         async with asyncio.timeout(30):
             await wait_for_end(http, client, token)
@@ -485,12 +484,11 @@ async def run_clients(
 async def check_clients(stack: Stack, clients: list[Conversation]) -> None:
     """Every client's check, CHECKS_AT_ONCE at a time: 500 at once waited on each other
     past their own timeouts."""
-    target = Target(stack.url, stack.tokens, [], 0.0)
     room = asyncio.Semaphore(CHECKS_AT_ONCE)
 
     async def checked(client: Conversation, http: httpx.AsyncClient) -> None:
         async with room:
-            await check(client, http, target)
+            await check(client, http, stack.tokens[client.number % len(stack.tokens)])
 
     async with httpx.AsyncClient(base_url=stack.url, trust_env=False, timeout=60) as http:
         await asyncio.gather(*(checked(client, http) for client in clients))

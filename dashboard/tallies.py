@@ -423,9 +423,9 @@ def keep_up(now: datetime, span: timedelta) -> int:
     # (on a new install that is every day of the span, a few queries each).
     earliest = Run.objects.order_by("created_at").values_list("created_at", flat=True).first()
     empty = {d for d in due if earliest is None or _midnight(d + timedelta(days=1)) <= earliest}
-    began = timezone.now()
+    began, nothing = timezone.now(), Tally().to_json()
     DayTally.objects.bulk_create(
-        [DayTally(day=day, data=Tally().to_json(), counted_at=began) for day in empty],
+        [DayTally(day=day, data=nothing, counted_at=began) for day in empty],
         update_conflicts=True, unique_fields=["day"], update_fields=["data", "counted_at"],
     )  # fmt: skip
     for day in sorted(due - empty):
