@@ -29,7 +29,7 @@ from typing import Any
 import redis.asyncio as aioredis
 import uvloop
 from django.conf import settings
-from django.db import close_old_connections, connections
+from django.db import close_old_connections, connection, connections
 from django.utils import timezone
 
 from agents.cancel import CancelToken
@@ -44,6 +44,7 @@ from toolbox.hub import close_process_hub, process_hub
 logger = logging.getLogger(__name__)
 
 CANCEL_POLL_SECONDS = 0.2
+CLAIM_THREADS = 4  # the threads claiming runs and writing their endings
 
 
 @dataclass
@@ -115,6 +116,29 @@ class RunHost:
         server that will not start is reported at once, not at the first run."""
         asyncio.run_coroutine_threadsafe(process_hub(), self._started())
 
+    def warm_up(self) -> None:
+        """As the worker starts: what the process's first run would otherwise wait for
+        before its first word (the server's model's first call, see `warm_up` there)."""
+        asyncio.run_coroutine_threadsafe(self._warm_up(), self._started())
+
+    async def _warm_up(self) -> None:
+        from chat.runner import model_for
+
+        # Each database thread's connection, and the Redis client's.
+        await asyncio.gather(
+            self.database(_connect), *(self.claims(_connect) for _ in range(CLAIM_THREADS))
+        )
+        with contextlib.suppress(aioredis.RedisError, OSError):
+            await self.redis.ping()
+        model = model_for(settings.ORACLE_MODEL)
+        warm_up = getattr(model, "warm_up", None)  # the offline model needs none
+        if warm_up is None:
+            return
+        try:
+            await warm_up()
+        except Exception as error:  # the first run then does it, as before
+            logger.warning("could not warm up the model's first call: %r", error)
+
     def active_count(self) -> int:
         with self._ids_lock:
             return len(self._ids)
@@ -137,7 +161,7 @@ class RunHost:
         loop = uvloop.new_event_loop()
         asyncio.set_event_loop(loop)
         self.database = DatabaseThread(threads=1, name="oracle-journal")
-        self.claims = DatabaseThread(threads=4, name="oracle-run-db")
+        self.claims = DatabaseThread(threads=CLAIM_THREADS, name="oracle-run-db")
         self.redis = async_client()  # no retries: the next poll or tick is the retry
 
         async def publish(message: str) -> None:
@@ -323,6 +347,10 @@ class RunHost:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _connect() -> None:
+    connection.ensure_connection()
 
 
 def _when(value: bytes | str) -> float:

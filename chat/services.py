@@ -217,11 +217,12 @@ def title_wanted(*, run_id: str) -> TitleRequest | None:
     None when automatic titles are off, or the built-in offline model answered."""
     from chat.runner import model_name_for, user_config
 
+    if not settings.ORACLE_AUTO_TITLES:
+        return None
     run = Run.objects.select_related("conversation__owner", "user_message").get(pk=run_id)
     conversation, question = run.conversation, run.user_message
     if (
-        not settings.ORACLE_AUTO_TITLES
-        or run.reason != TerminationReason.COMPLETED
+        run.reason != TerminationReason.COMPLETED
         or question is None
         or conversation.title != first_words(question.content)
         or conversation.runs.exclude(pk=run.pk).exists()

@@ -61,10 +61,11 @@ def _sweep_forever() -> None:
 def _on_worker_ready(**_: object) -> None:
     _stop.clear()
     threading.Thread(target=_sweep_forever, name="oracle-run-sweeper", daemon=True).start()
-    if settings.ORACLE_MCP_SERVERS:
-        from chat.host import run_host
+    from chat.host import run_host
 
+    if settings.ORACLE_MCP_SERVERS:
         run_host().start_tools()
+    run_host().warm_up()
 
 
 def _on_worker_shutdown(**_: object) -> None:

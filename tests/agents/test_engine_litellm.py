@@ -325,3 +325,39 @@ async def test_events_cut_anywhere_by_the_network_stream_the_same(model):
         ToolCallPart("call_x", "calc", '{"x": 1}'),
         FinishPart("tool_calls"),
     ]
+
+
+WARM_THEN_CALL = """
+import asyncio, json, sys
+from agents.litellm_model import LiteLLMModel
+from agents.model import ModelRequest
+
+async def main():
+    model = LiteLLMModel("openai/fake-model", api_base=sys.argv[1], api_key="test-key")
+    await model.warm_up()
+    warmed = set(sys.modules)
+    async for _ in model.stream(ModelRequest([{"role": "user", "content": "hi"}], None)):
+        pass
+    print(json.dumps(sorted(set(sys.modules) - warmed)))
+
+asyncio.run(main())
+"""
+
+
+def test_warming_up_asks_no_provider_and_leaves_the_first_call_nothing_to_load(server):
+    """A worker warms its model up as it starts (chat.host): the first user's first
+    word then waits for no import. The warm-up itself never reaches the provider."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    server.set_script([{"text": ["Hello."]}])
+    done = subprocess.run(
+        [sys.executable, "-c", WARM_THEN_CALL, server.base_url],
+        capture_output=True, text=True, timeout=120, cwd=Path(__file__).parents[2],
+    )  # fmt: skip
+
+    assert done.returncode == 0, done.stderr[-2000:]
+    loaded_by_the_call = json.loads(done.stdout.strip().splitlines()[-1])
+    assert loaded_by_the_call == []
+    assert len(server.requests) == 1  # the call's; the warm-up asked nothing
