@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import datetime
 import importlib
 import json
 import logging
 import os
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+import time
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from email.utils import parsedate_to_datetime
 from typing import Any
 
@@ -100,8 +102,12 @@ class LiteLLMModel:
         api_base: str | None = None,
         api_key: str | None = None,
         request_timeout: float = 600.0,
+        read_pause: Callable[[], float] | None = None,
     ) -> None:
         self.model = model
+        # Seconds to leave the provider's stream unread once caught up with it (see
+        # `_events_of`); None or 0: read every word as it comes.
+        self.read_pause = read_pause
         self.api_base = api_base or None
         self.api_key = api_key or None
         self.request_timeout = request_timeout
@@ -166,7 +172,7 @@ class LiteLLMModel:
         except Exception as error:
             raise _model_error(error) from error
         try:
-            async for part in _parts(_provider_chunks(response)):
+            async for part in _parts(_provider_chunks(response, self.read_pause)):
                 yield part
         except ModelError:
             raise
@@ -192,7 +198,9 @@ def _route(model: str, api_base: str | None) -> str:
     return model
 
 
-def _provider_chunks(response: Any) -> AsyncIterator[Chunk]:
+def _provider_chunks(
+    response: Any, read_pause: Callable[[], float] | None = None
+) -> AsyncIterator[Chunk]:
     """The provider's chunks, each as (text, tool call pieces, finish reason, usage).
 
     For an OpenAI-compatible server (Oracle's route for a server of the operator's own)
@@ -211,7 +219,7 @@ def _provider_chunks(response: Any) -> AsyncIterator[Chunk]:
     stream = getattr(response, "completion_stream", None)
     http = getattr(stream, "http_response", None)
     if type(stream) is OpenAIChatCompletionStreamingHandler and isinstance(http, httpx.Response):
-        return _events_of(stream, http)
+        return _events_of(stream, http, read_pause)
     return _chunks_of(response)
 
 
@@ -221,12 +229,26 @@ Chunk = tuple[str, list[tuple[int, str, str, str]], str | None, tuple[int, int] 
 
 
 async def _events_of(
-    parser: OpenAIChatCompletionStreamingHandler, response: httpx.Response
+    parser: OpenAIChatCompletionStreamingHandler,
+    response: httpx.Response,
+    read_pause: Callable[[], float] | None = None,
 ) -> AsyncGenerator[Chunk, None]:
     """The `data:` events of an OpenAI-compatible stream, read as bytes come: a network
-    read that holds several events costs one pass. Ends at `[DONE]` or the stream's end."""
+    read that holds several events costs one pass. Ends at `[DONE]` or the stream's end.
+
+    With `read_pause`, a stream that has caught up with the provider (its last read
+    waited for the network) is left unread for that many seconds: the words that come
+    meanwhile wait in the socket and are then taken in one read instead of one each.
+    The run host asks for it only when many runs stream, and only until the journal's
+    next write, which those words would wait for anyway (`chat.recorder.Journal`)."""
     rest = b""
-    async for data in response.aiter_bytes():
+    chunks = aiter(response.aiter_bytes())
+    while True:
+        asked = time.monotonic()
+        try:
+            data = await anext(chunks)
+        except StopAsyncIteration:
+            break
         lines = (rest + data).split(b"\n")
         rest = lines.pop()
         for line in lines:
@@ -235,12 +257,18 @@ async def _events_of(
                 return
             if event is not None:
                 yield _from_dict(event)
+        if read_pause is not None and time.monotonic() - asked > CAUGHT_UP_SECONDS:
+            pause = read_pause()
+            if pause > 0:
+                await asyncio.sleep(pause)
     event = _event(parser, rest)
     if event is not None and event is not _DONE:
         yield _from_dict(event)
 
 
 _DONE: dict[str, Any] = {}
+# A read that waited longer than this for the network found nothing left to read.
+CAUGHT_UP_SECONDS = 0.001
 
 
 def _event(parser: OpenAIChatCompletionStreamingHandler, line: bytes) -> dict[str, Any] | None:

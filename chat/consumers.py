@@ -47,6 +47,7 @@ class ConversationConsumer(AsyncWebsocketConsumer):
         self.lock = asyncio.Lock()
         self.opened = time.monotonic()
         self.deferred: set[str] = set()  # runs pushed before the page said what it has
+        self.pushed_at: dict[str, float] = {}  # when each run's last batch came
         self.frames: deque[float] = deque()  # when the last frames came (the flood guard)
         self.warned_flood = False
         self.live = await hub().subscribe(conversation_id)
@@ -128,6 +129,7 @@ class ConversationConsumer(AsyncWebsocketConsumer):
                 self._new_view(run_id)  # a run that started after this page loaded
             if message.get("counters"):
                 self.views[run_id].set_counters(message["counters"])
+            self.pushed_at[run_id] = time.monotonic()
             await self._feed(run_id, message["events"])
 
     def _new_view(self, run_id: str) -> None:
@@ -136,7 +138,9 @@ class ConversationConsumer(AsyncWebsocketConsumer):
 
     async def _catch_up_loop(self) -> None:
         """Whatever was not pushed (everything while Redis was away, a batch dropped
-        behind a slow socket) arrives anyway, from the database."""
+        behind a slow socket) arrives anyway, from the database: a running run's rest
+        is read there once nothing was pushed of it for `CATCH_UP_SECONDS`. While its
+        batches come, a missing one shows as a gap in the next (see `_feed`)."""
         while True:
             await asyncio.sleep(CATCH_UP_SECONDS)
             try:
@@ -145,8 +149,12 @@ class ConversationConsumer(AsyncWebsocketConsumer):
                         self._new_view(run_id)
                         await self._refill(run_id)
                     self.deferred.clear()
+                    quiet_since = time.monotonic() - CATCH_UP_SECONDS
                     for run_id, view in list(self.views.items()):
-                        if view.status == "running":
+                        if (
+                            view.status == "running"
+                            and self.pushed_at.get(run_id, 0) <= quiet_since
+                        ):
                             await self._refill(run_id)
             except Exception:  # a database hiccup must not end the stream
                 logger.exception("catching up conversation %s failed", self.conversation_id)

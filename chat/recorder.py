@@ -44,6 +44,7 @@ NOTICE_FIELDS = ("severity", "metric", "value", "limit", "reason", "problem", "d
 PUBLISH_TIMEOUT_SECONDS = 2.0
 RUNS_AT_INTERVAL = 10  # up to this many runs, ticks come every `interval` (see Journal.pace)
 MAX_PACE_SECONDS = 0.1
+READ_AHEAD_SECONDS = 0.005  # streams are read this long before a tick (Journal.read_pause)
 # A run whose rows cannot be written this many ticks in a row gives up closing (the
 # sweeper then marks it interrupted); other runs go on being written.
 MAX_WRITE_FAILURES = 50
@@ -289,6 +290,7 @@ class Journal:
         self._wake = asyncio.Event()
         self._now = asyncio.Event()
         self._publish_failed_at = 0.0
+        self._next_tick = 0.0  # when the pause after the last tick ends (monotonic)
 
     def add(self, recorder: RunRecorder) -> None:
         self.recorders.add(recorder)
@@ -310,12 +312,24 @@ class Journal:
         crowd = len(self.recorders) / RUNS_AT_INTERVAL
         return max(self.interval, min(self.interval * crowd, MAX_PACE_SECONDS))
 
+    def read_pause(self) -> float:
+        """How long a run's model stream may go unread now (`LiteLLMModel.read_pause`):
+        until just before the next tick while the pace is above the interval, since
+        the words read before then wait for that tick anyway. A network read costs
+        about as much as the word it brings; with 50 runs streaming, a read every
+        tick rather than every word took a third of the worker's CPU off (bench/README.md).
+        0 with few runs: each word is read, written and sent as it comes."""
+        if self.pace() <= self.interval:
+            return 0.0
+        return max(0.0, self._next_tick - time.monotonic() - READ_AHEAD_SECONDS)
+
     async def run_forever(self) -> None:
         while True:
             await self._wake.wait()
             self._wake.clear()
             self._now.clear()
             began = time.monotonic()
+            self._next_tick = began + self.pace()
             try:
                 await self.tick()
             except Exception:  # never let one bad tick end the writing of every run

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
@@ -85,7 +86,10 @@ async def drive(job: Job, recorder: RunRecorder, cancel: CancelToken) -> RunResu
     skill = skill_named(conversation.skill)
     hub = await process_hub() if job.mcp_servers else None
     deps = RunDeps(
-        model=model_for(model_name_for(conversation, user_choice=job.config.model)),
+        model=model_for(
+            model_name_for(conversation, user_choice=job.config.model),
+            read_pause=recorder.journal.read_pause,
+        ),
         tree=skill.tree(job.config, job.operator),  # under the skill's own limits
         tools=run_tools(
             user_id=conversation.owner_id,
@@ -131,17 +135,19 @@ def model_name_for(conversation: Conversation, *, user_choice: str) -> str:
     return conversation.model or user_choice or settings.ORACLE_MODEL
 
 
-def model_for(name: str) -> Model:
+def model_for(name: str, *, read_pause: Callable[[], float] | None = None) -> Model:
     """The model called `name` (a LiteLLM model string), or the built-in offline model
-    when `name` is empty or names it. Callers pass the user's choice, else the server's."""
+    when `name` is empty or names it. Callers pass the user's choice, else the server's;
+    a run passes its journal's `read_pause` (see `LiteLLMModel`)."""
     if not name or name == OFFLINE_MODEL_NAME:
         return OfflineModel()
     # Imported here: LiteLLM takes seconds to import and the offline model needs none of it.
     from agents.litellm_model import LiteLLMModel
 
     return LiteLLMModel(
-        name, api_base=settings.ORACLE_API_BASE or None, api_key=settings.ORACLE_API_KEY or None
-    )
+        name, api_base=settings.ORACLE_API_BASE or None, api_key=settings.ORACLE_API_KEY or None,
+        read_pause=read_pause,
+    )  # fmt: skip
 
 
 def outcome(result: RunResult) -> dict[str, Any]:

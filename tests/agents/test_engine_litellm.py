@@ -292,7 +292,10 @@ def _event(delta: dict, finish: str | None = None, usage: dict | None = None) ->
 
 
 @EITHER_STREAM
-async def test_events_cut_anywhere_by_the_network_stream_the_same(model):
+@pytest.mark.parametrize("pause", [None, 0.035], ids=["read-as-they-come", "read-in-pauses"])
+async def test_events_cut_anywhere_by_the_network_stream_the_same(model, pause):
+    """Also when the stream is left unread between reads (`read_pause`, as the run host
+    asks with many runs streaming): the pieces then come several to a read."""
     call = {"index": 0, "id": "call_x", "type": "function"}
     events = b"".join(
         [
@@ -314,7 +317,10 @@ async def test_events_cut_anywhere_by_the_network_stream_the_same(model):
     first = events.index(b"lo, ") + 200
     pieces = [events[:first]] + [events[i : i + 37] for i in range(first, len(events), 37)]
     async with RawProvider(pieces) as base_url:
-        llm = LiteLLMModel(model, api_base=base_url, api_key="test-key")
+        llm = LiteLLMModel(
+            model, api_base=base_url, api_key="test-key",
+            read_pause=None if pause is None else lambda: pause,
+        )  # fmt: skip
         request = ModelRequest(messages=[{"role": "user", "content": "Hi"}], tools=None)
         parts = [part async for part in llm.stream(request)]
 

@@ -171,3 +171,33 @@ async def test_with_many_runs_streaming_a_tick_carries_several_words_of_each(
         assert len(deltas) <= 12, len(deltas)
     alone = Journal(database, redis, interval=0.01)
     assert alone.pace() == 0.01  # one run streams at the interval itself
+
+
+async def test_with_many_runs_a_stream_may_go_unread_until_just_before_the_next_tick(
+    alice: User,
+) -> None:
+    """The run's model stream is left unread between ticks only when the journal is
+    crowded (`read_pause`): never longer than until the next tick, whose words those
+    would be; with a few runs every word is read as it comes."""
+    runs = [await sync_to_async(new_run)(alice) for _ in range(40)]
+    redis = Redis()
+    journal, task, database = await journal_with(redis)
+    few = recording(journal, *runs[:3])
+    await few[0]({"type": "assistant.delta", "text": "alone "})
+    await asyncio.sleep(journal.interval / 2)
+    with_few = journal.read_pause()
+    crowd = recording(journal, *runs[3:])
+    for recorder in crowd:
+        await recorder({"type": "assistant.delta", "text": "many "})
+    pauses, crowded = [], journal.pace()
+    for _ in range(20):
+        await asyncio.sleep(0.005)
+        pauses.append(journal.read_pause())
+    await asyncio.gather(*(recorder.close() for recorder in few + crowd))
+    task.cancel()
+    database.close()
+
+    assert with_few == 0.0
+    assert max(pauses) > 0  # crowded: left unread for a while
+    assert crowded > journal.interval
+    assert max(pauses) <= crowded  # never past the next tick
