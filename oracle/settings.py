@@ -231,16 +231,20 @@ CACHES = {
 # Agent runs are long and I/O-bound; the worker uses the thread pool (see README).
 # The thread pool cannot kill a task, so the engine enforces each run's time limit
 # itself (at most 600 s plus wind-down); the hard limit below is the backstop for
-# pools that can, and the broker's visibility timeout stays above it so a task is
-# never redelivered while it may still be running.
+# pools that can.
 CELERY_BROKER_URL = _celery_url(REDIS_URL)
 CELERY_RESULT_BACKEND = _celery_url(REDIS_URL)
-CELERY_TASK_ACKS_LATE = True
-CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_TIME_LIMIT = 900
 CELERY_TASK_SOFT_TIME_LIMIT = 840
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+# A task only hands its run to the worker's run host and returns. What keeps a run
+# from being lost is its row, not the broker: a run still queued after
+# QUEUED_GRACE_SECONDS is sent again by a worker's sweeper, and a running one whose
+# heartbeat stops is resumed (chat.sweeper). So the broker keeps no copy of a task
+# until it is acknowledged: kombu's ack emulation wrote one (a MULTI on receipt,
+# another on the ack), about a fifth of the worker's CPU for each run it started,
+# and would only have delivered a lost task again an hour later (bench/README.md).
+CELERY_BROKER_TRANSPORT_OPTIONS = {"ack_emulation": False}
 CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
 CELERY_RESULT_EXPIRES = 3600
 CELERY_TASK_SERIALIZER = "json"
