@@ -62,7 +62,7 @@ def _peek(request: HttpRequest, name: str, key: Any) -> int | None:
         return None
     limit, period = ratelimit._split_rate(rate)
     value = key(group, request) if callable(key) else ratelimit._SIMPLE_KEYS[key](request)
-    window = ratelimit._get_window(value, period)
+    window: int = ratelimit._get_window(value, period)
     cache_key = ratelimit._make_cache_key(group, window, rate, value, ALL_METHODS)
     try:
         used = caches[getattr(settings, "RATELIMIT_USE_CACHE", "default")].get(cache_key, 0)
