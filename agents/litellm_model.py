@@ -36,15 +36,17 @@ from agents.model import (
 )
 
 litellm.suppress_debug_info = True  # no "Give Feedback" banners on stdout
-# LiteLLM's aiohttp transport leaves the connection open when a stream is closed
-# early; httpx closes it, so a stopped run really hangs up on the provider.
-litellm.disable_aiohttp_transport = True
+# LiteLLM's aiohttp transport: aiohttp's C parser takes a read's chunks apart and one
+# await brings all that came, where httpx's own transport (httpcore, h11, an anyio
+# cancel scope a read) passed each word through some ten Python layers; a fifth of
+# the worker's CPU a streamed word (bench/README.md). It closes the response when a
+# stream ends for any reason, so a stopped run still hangs up on the provider (tests).
+litellm.disable_aiohttp_transport = False
 logger = logging.getLogger(__name__)
 
-# Loaded by httpx and LiteLLM on a process's first call (see `LiteLLMModel.warm_up`).
+# Loaded by LiteLLM and its transport on a process's first call (see `LiteLLMModel.warm_up`).
 _LAZY_TRANSPORT = (
-    "httpcore",
-    "h11",
+    "litellm.llms.custom_httpx.aiohttp_transport",
     "anyio._backends._asyncio",
     "anyio.streams.tls",
     "litellm._service_logger",
@@ -135,7 +137,7 @@ class LiteLLMModel:
 
     async def warm_up(self) -> None:
         """Do now what the process's first call would do before its first word: import
-        the HTTP transport that httpx and LiteLLM load lazily (httpcore, h11, anyio's
+        the HTTP transport that LiteLLM loads lazily (its aiohttp transport, anyio's
         asyncio back end) and go once through LiteLLM's own call path with a mock
         answer. The provider is not called. A first call in a cold process took 42 to
         68 ms before its first word, a later one 4 (bench/README.md)."""
@@ -386,6 +388,9 @@ def model_prices(model: str) -> tuple[float, float]:
 def _model_error(error: Exception) -> ModelError:
     kind, status = _problem(error)
     detail = f"{type(error).__name__}: {error}"
+    if kind is ModelProblem.UNREACHABLE and status is None:
+        # Each transport words it its own way ("Cannot connect to host ..."): say it once.
+        detail = f"The connection to the provider failed. {detail}"
     logger.warning("model call failed (%s, status %s): %s", kind.value, status, detail)
     return ModelError(detail[:2000], kind=kind, status=status, retry_after=_retry_after(error))
 
