@@ -8,7 +8,7 @@ import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
-from uuid import UUID
+from uuid import UUID, uuid4
 
 import redis
 from celery.result import AsyncResult
@@ -157,9 +157,10 @@ def runs_waiting_for_a_worker() -> list[str]:
     return [str(pk) for pk in waiting.order_by("queued_at").values_list("pk", flat=True)[:100]]
 
 
-def _next_seq(conversation: Conversation) -> int:
+def _next_seq(conversation: Conversation, *also: str) -> int:
+    """The conversation's next message number, saved (with the fields `also` names)."""
     conversation.last_message_seq += 1
-    conversation.save(update_fields=["last_message_seq", "updated_at"])
+    conversation.save(update_fields=["last_message_seq", "updated_at", *also])
     return conversation.last_message_seq
 
 
@@ -183,17 +184,19 @@ def message_post(
     """Add the user's message and queue a run to answer it."""
     text = _clean_content(content)
     conversation = _idle(conversation)
+    titled = not conversation.title
+    if titled:
+        conversation.title = first_words(text)
+    # The run's id is chosen first, so that the message and its run are written once
+    # each (the database checks the keys between them when the transaction commits).
+    run_id = uuid4()
     message = Message.objects.create(
-        conversation=conversation, seq=_next_seq(conversation), role=Role.USER, content=text,
+        conversation=conversation, seq=_next_seq(conversation, *(["title"] if titled else [])),
+        role=Role.USER, content=text, run_id=run_id,
         metadata={"edit_of": edit_of.pk} if edit_of is not None else {},
     )  # fmt: skip
-    run = _queue_answer(conversation, message)
-    message.run = run
-    message.save(update_fields=["run"])
-    if not conversation.title:
-        conversation.title = first_words(text)
-        conversation.save(update_fields=["title", "updated_at"])
-    return message, run
+    message.run = _queue_answer(conversation, message, run_id=run_id)  # as written
+    return message, message.run
 
 
 def first_words(text: str) -> str:
@@ -257,10 +260,12 @@ def _idle(conversation: Conversation) -> Conversation:
     return conversation
 
 
-def _queue_answer(conversation: Conversation, message: Message) -> Run:
+def _queue_answer(
+    conversation: Conversation, message: Message, *, run_id: UUID | None = None
+) -> Run:
     run = Run.objects.create(
-        conversation=conversation, pending_action="start", user_message=message,
-        queued_at=timezone.now(),
+        id=run_id or uuid4(), conversation=conversation, pending_action="start",
+        user_message=message, queued_at=timezone.now(),
     )  # fmt: skip
     _enqueue(run)
     return run
