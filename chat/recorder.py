@@ -84,6 +84,7 @@ class Batch:
     dirty: dict[int, Message]
     run_fields: dict[str, Any]
     closing: bool
+    whole: set[int] = field(default_factory=set)  # dirty rows changed past their content
     new_rows: list[dict[str, Any]] = field(default_factory=list)
     updates: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
 
@@ -108,6 +109,9 @@ class RunRecorder:
         self.assistant: Message | None = None
         self.tools: dict[str, Message] = dict(tool_steps or {})
         self.dirty: dict[int, Message] = {}  # by id(): rows may be unsaved
+        # Those of the dirty rows changed in more than their content: a streaming answer
+        # only grows, and writing its other fields again each tick cost as much as it.
+        self.whole: set[int] = set()
         self.new: list[Message] = []
         self.counters: dict[str, Any] = {}
         self.state: Any = None  # the engine's live state, once checkpointed
@@ -158,7 +162,7 @@ class RunRecorder:
             message = self.assistant or self._new_message(Role.ASSISTANT, "", {"final": False})
             self.assistant = message
             message.content += data["text"]
-            self._touch(message)
+            self._touch(message, whole=False)
         elif kind == "assistant.message":
             message = self.assistant or self._new_message(Role.ASSISTANT, "", {})
             message.content = data.get("text") or ""
@@ -224,8 +228,10 @@ class RunRecorder:
         self.new.append(message)
         return message
 
-    def _touch(self, message: Message) -> None:
+    def _touch(self, message: Message, *, whole: bool = True) -> None:
         self.dirty[id(message)] = message
+        if whole:
+            self.whole.add(id(message))
 
     # --- handing over to the journal ---------------------------------------------
 
@@ -243,12 +249,19 @@ class RunRecorder:
         run_fields = self.run_fields
         if self.checkpoint_json is not None and "state" not in run_fields:
             run_fields = {**self.counters, **run_fields, "state": json.loads(self.checkpoint_json)}
-        batch = Batch(self, self.pending, self.new, self.dirty, run_fields, self.closing)
+        batch = Batch(
+            self, self.pending, self.new, self.dirty, run_fields, self.closing, self.whole
+        )
         self.pending, self.new, self.dirty, self.run_fields = [], [], {}, {}
+        self.whole = set()
         self.checkpoint_json = None
         created = {id(message) for message in batch.new}
         batch.new_rows = [_row(message) for message in batch.new]
-        batch.updates = [(m.pk, _row(m)) for k, m in batch.dirty.items() if k not in created]
+        batch.updates = [
+            (m.pk, _row(m) if k in batch.whole else {"content": m.content})
+            for k, m in batch.dirty.items()
+            if k not in created
+        ]
         return batch
 
     def taken_over(self) -> None:
@@ -257,6 +270,7 @@ class RunRecorder:
             logger.warning("run %s was resumed by another worker; stopping it here", self.run_id)
         self.lost = True
         self.pending, self.new, self.dirty, self.run_fields = [], [], {}, {}
+        self.whole = set()
         self.checkpoint_json = None
         if self.on_lost is not None:
             self.on_lost()
@@ -266,6 +280,7 @@ class RunRecorder:
         self.pending = batch.events + self.pending
         self.new = batch.new + self.new
         self.dirty = {**batch.dirty, **self.dirty}
+        self.whole = batch.whole | self.whole
         self.run_fields = {**batch.run_fields, **self.run_fields}
         self.failures += 1
 

@@ -201,3 +201,52 @@ async def test_with_many_runs_a_stream_may_go_unread_until_just_before_the_next_
     assert max(pauses) > 0  # crowded: left unread for a while
     assert crowded > journal.interval
     assert max(pauses) <= crowded  # never past the next tick
+
+
+async def test_an_answer_streamed_over_many_ticks_is_saved_whole_with_its_ending(
+    alice: User,
+) -> None:
+    """While an answer streams, each tick writes only its grown text; the fields its
+    end changes (final, usage, the reason) are written all the same."""
+    run = await sync_to_async(new_run)(alice)
+    journal, task, database = await journal_with(Redis())
+    (recorder,) = recording(journal, run)
+    words = [f"w{i} " for i in range(30)]
+
+    await stream(recorder, words)  # a word every 2 ms, a tick every 10 ms
+    await recorder.close(status=RunStatus.FINISHED, reason="completed")
+    task.cancel()
+    database.close()
+
+    answer = await Message.objects.aget(run=run, role=Role.ASSISTANT)
+    assert answer.content == "".join(words)
+    assert answer.metadata["final"] is True
+    assert answer.metadata["usage"]["tokens"] == 7
+    assert answer.termination_reason == "completed"
+
+
+async def test_a_write_given_back_keeps_the_rows_it_had_to_write_whole(alice: User) -> None:
+    run = await sync_to_async(new_run)(alice)
+    journal = Journal(DatabaseThread(), Redis(), interval=0.01)  # never ticks: we take
+    (recorder,) = recording(journal, run)
+    await recorder({"type": "assistant.delta", "text": "Hello"})
+    first = recorder.take()
+    await sync_to_async(_written)(recorder, first)
+    await recorder({"type": "assistant.delta", "text": " there."})
+    await recorder({"type": "assistant.message", "text": "Hello there.", "final": True})
+
+    failed = recorder.take()  # the write of this batch failed: it is given back
+    recorder.give_back(failed)
+    again = recorder.take()
+    journal.database.close()
+
+    (update,) = [fields for pk, fields in again.updates if pk == first.new[0].pk]
+    assert update["content"] == "Hello there."
+    assert update["metadata"]["final"] is True  # not only the text
+
+
+def _written(recorder: RunRecorder, batch: Any) -> None:
+    from chat.recorder import _write_all
+
+    (created,) = _write_all([batch])
+    recorder.written(batch, created)
