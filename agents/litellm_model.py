@@ -390,7 +390,7 @@ def _model_error(error: Exception) -> ModelError:
     detail = f"{type(error).__name__}: {error}"
     if kind is ModelProblem.UNREACHABLE and status is None:
         # Each transport words it its own way ("Cannot connect to host ..."): say it once.
-        detail = f"The connection to the provider failed. {detail}"
+        detail = f"The connection to the provider failed or timed out. {detail}"
     logger.warning("model call failed (%s, status %s): %s", kind.value, status, detail)
     return ModelError(detail[:2000], kind=kind, status=status, retry_after=_retry_after(error))
 

@@ -6,8 +6,7 @@ turns the chain around once more: a request crossed between the event loop and a
 thread about sixteen times around its view. Here the chain is built as under WSGI and
 entered once, in a thread of the process's request pool, so each middleware and a sync
 view run there straight through; an async view (the SSE stream) is awaited on the loop
-from that thread, as Django does for any async view under a sync middleware, and its
-own database reads come back to the same thread (asgiref's thread-sensitive rule).
+from that thread, as Django does for any async view under a sync middleware.
 
 The pool's threads are kept, as a WSGI server keeps its own: Django's default under
 ASGI started a new thread for every request, which then opened a database connection

@@ -139,7 +139,10 @@ def test_a_slow_tool_shows_its_progress_and_a_picture_shows_in_its_step(
     step.locator("summary").click()
     picture = step.locator("img.tool-picture")
     expect(picture).to_be_visible()
-    assert picture.evaluate("img => img.complete && img.naturalWidth") == 96
+    # Shown, then decoded: a lazy picture loads once its step opens, a moment later.
+    page.wait_for_function(
+        "img => img.complete && img.naturalWidth === 96", arg=picture.element_handle()
+    )
     shoot(page, tmp_path, "mcp-picture")
 
     page.reload()  # the saved step shows the picture too
