@@ -82,17 +82,18 @@ class ConversationConsumer(AsyncWebsocketConsumer):
         if not isinstance(run_id, str) or type(last_seq) is not int or last_seq < 0:
             await self._error("run_id must be a string and last_seq a whole number.")
             return
-        if not await _run_in(self.conversation_id, run_id):
-            await self._error("No such run in this conversation.")
-            return
         async with self.lock:
+            saved = await _events_after(run_id, 0, conversation_id=self.conversation_id)
+            if saved is None:
+                await self._error("No such run in this conversation.")
+                return
             # A fresh view fed every saved event; only those after what the page has are
             # sent: after last_seq, and after what this socket sent it of the run already
             # (a run pushed before the sync was read, as under heavy load).
             self.deferred.discard(run_id)
             self.views[run_id] = RunView(run_id, self.conversation_id)
             self.sent[run_id] = max(last_seq, self.sent.get(run_id, 0))
-            await self._refill(run_id, show_gauges=True)  # even with nothing new to send
+            await self._show(run_id, saved, show_gauges=True)  # even with nothing new to send
 
     async def _flooded(self) -> bool:
         """Whether this frame is one too many (more than ORACLE_WS_FRAMES_PER_10S in the
@@ -159,8 +160,20 @@ class ConversationConsumer(AsyncWebsocketConsumer):
             except Exception:  # a database hiccup must not end the stream
                 logger.exception("catching up conversation %s failed", self.conversation_id)
 
-    async def _refill(self, run_id: str, *, show_gauges: bool = False) -> None:
-        events, counters = await _events_after(run_id, self.views[run_id].rendered)
+    async def _refill(self, run_id: str) -> None:
+        saved = await _events_after(run_id, self.views[run_id].rendered)
+        if saved is not None:  # None only for a run id that is no UUID
+            await self._show(run_id, saved)
+
+    async def _show(
+        self,
+        run_id: str,
+        saved: tuple[list[dict[str, Any]], dict[str, Any]],
+        *,
+        show_gauges: bool = False,
+    ) -> None:
+        """Feed a run's saved events and counters, read from the database."""
+        events, counters = saved
         self.views[run_id].set_counters(counters)
         await self._feed(run_id, events, from_database=True, show_gauges=show_gauges)
 
@@ -214,14 +227,20 @@ def _owns(user: Any, conversation_id: str) -> bool:
 
 
 @database_read
-def _run_in(conversation_id: str, run_id: str) -> bool:
+def _events_after(
+    run_id: str, seq: int, *, conversation_id: str | None = None
+) -> tuple[list[dict[str, Any]], dict[str, Any]] | None:
+    """The saved events after `seq`, and the run's counters as last saved. With
+    `conversation_id`, None when the run is not one of that conversation's: a page's
+    sync is checked and read in one trip to the database."""
     key = _uuid(run_id)
-    return key is not None and Run.objects.filter(conversation_id=conversation_id, id=key).exists()
-
-
-@database_read
-def _events_after(run_id: str, seq: int) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """The saved events after `seq`, and the run's counters as last saved."""
-    counters = Run.objects.filter(pk=run_id).values(*COUNTERS).first() or {}
-    events = RunEvent.objects.filter(run_id=run_id, seq__gt=seq).order_by("seq")
-    return [event.data for event in events], counters
+    if key is None:
+        return None
+    runs = Run.objects.filter(pk=key)
+    if conversation_id is not None:
+        runs = runs.filter(conversation_id=conversation_id)
+    counters = runs.values(*COUNTERS).first()
+    if counters is None and conversation_id is not None:
+        return None
+    events = RunEvent.objects.filter(run_id=key, seq__gt=seq).order_by("seq")
+    return [event.data for event in events], counters or {}

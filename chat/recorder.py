@@ -103,6 +103,7 @@ class RunRecorder:
         self.run = run
         self.run_id = str(run.pk)
         self.conversation_id = run.conversation_id
+        self.conversation_key = str(run.conversation_id)  # as published, every tick
         self.journal = journal
         self.seq = run.last_event_seq
         self.pending: list[dict[str, Any]] = []
@@ -394,7 +395,7 @@ class Journal:
         """One message for every run's new events (see `chat.live`), best-effort."""
         batches = [
             {
-                "conversation_id": str(batch.recorder.conversation_id),
+                "conversation_id": batch.recorder.conversation_key,
                 "run_id": batch.recorder.run_id,
                 "events": batch.events,
                 "counters": batch.recorder.live_counters(),
