@@ -11,9 +11,10 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "oracle.settings")
 # Django must be set up before anything imports models (consumers do).
 django.setup(set_prefix=False)
 
-from ops.handler import OneThreadASGIHandler  # noqa: E402
+from ops.handler import OneThreadASGIHandler, warm_up  # noqa: E402
 
 django_asgi_app = OneThreadASGIHandler()
+warm_up()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402

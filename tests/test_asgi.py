@@ -134,3 +134,48 @@ async def _finished_run(user: User) -> tuple[str, str]:
         return str(run.pk), token
 
     return await sync_to_async(make)()
+
+
+WARM_THEN_SEND = """
+import json, sys
+import django
+django.setup()
+from kombu import Connection
+from ops.handler import warm_up
+from chat.services import _Sent
+from oracle.celery import app
+
+warm_up().result(timeout=30)
+connected = []
+factory = Connection._connection_factory
+Connection._connection_factory = lambda self, *a, **k: connected.append(1) or factory(self, *a, **k)
+warmed = set(sys.modules)
+app.send_task(  # as a post sends its run (chat.services), to a queue of its own
+    "oracle.nothing", queue="oracle-test-warm-up", retry=False, ignore_result=True,
+    result_cls=_Sent,
+)
+print(json.dumps({"modules": sorted(set(sys.modules) - warmed), "connected": len(connected)}))
+app.connection_for_write().default_channel.client.delete("oracle-test-warm-up")
+"""
+
+
+def test_the_web_process_prepares_its_first_send_of_a_run_as_it_starts() -> None:
+    """A first post after a start paid 21 ms for Celery's and kombu's first send (their
+    modules, the broker connection) against 1 for the next; the web process prepares
+    both as it starts (oracle.asgi), so the first user's post waits for neither."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from tests.processes import base_env
+
+    done = subprocess.run(
+        [sys.executable, "-c", WARM_THEN_SEND],
+        capture_output=True, text=True, timeout=120, cwd=Path(__file__).parents[1],
+        env=base_env(DJANGO_SETTINGS_MODULE="oracle.settings"),
+    )  # fmt: skip
+
+    assert done.returncode == 0, done.stderr[-2000:]
+    first_send = json.loads(done.stdout.strip().splitlines()[-1])
+    assert first_send == {"modules": [], "connected": 0}
