@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime
+import functools
 import importlib
 import json
 import logging
@@ -372,10 +373,13 @@ async def _parts(chunks: AsyncIterator[Chunk]) -> AsyncGenerator[StreamPart, Non
     yield FinishPart(finish_reason)
 
 
+@functools.cache
 def model_prices(model: str) -> tuple[float, float]:
     """USD per prompt token and per completion token, from LiteLLM's bundled map.
 
-    A model without a price costs 0 (SPEC section 2).
+    A model without a price costs 0 (SPEC section 2). Kept for each model once looked
+    up: the map is the one bundled with LiteLLM, and each run's model asked for it
+    again (two look-ups, about a twentieth of a run's start on the worker).
     """
     try:
         prompt, _ = litellm.cost_per_token(model=model, prompt_tokens=1_000_000)

@@ -185,11 +185,10 @@ def claim(run_id: str) -> Job | None:
         # for a busy database (SQLite's write lock), which must not count as silence.
         now = timezone.now()
         run = Run.objects.select_related("conversation__owner", "user_message").get(pk=run_id)
+        config, operator = user_config(run.conversation.owner)
         run.heartbeat_at, run.started_at = now, run.started_at or now
-        run.save(update_fields=["heartbeat_at", "started_at"])
-    config, operator = user_config(run.conversation.owner)
-    run.limit_action = config.limit_action.value  # this round's, for the staff dashboard
-    run.save(update_fields=["limit_action"])
+        run.limit_action = config.limit_action.value  # this round's, for the staff dashboard
+        run.save(update_fields=["heartbeat_at", "started_at", "limit_action"])
     action = run.pending_action
     if action == "resume" and not run.state:
         # Lost before its first checkpoint was saved (its worker died, or could not write,
