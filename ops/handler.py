@@ -64,7 +64,8 @@ def warm_up() -> Future[None]:
     """Prepare, as the web process starts, what its first post would otherwise wait for:
     the broker connection a run's task is sent on and the modules Celery and kombu load
     for a first send (21 ms of the first post after a start, against 1 for the next).
-    Best effort, in a thread of its own: a broker that is not there yet is met later."""
+    Best effort, in one of the request threads, so start-up does not wait for it: a
+    broker that is not there yet is met by the first post, as before."""
     return _requests.submit(_warm_up_sending)
 
 
