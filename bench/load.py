@@ -43,6 +43,7 @@ import asyncio
 import contextlib
 import json
 import math
+import multiprocessing
 import os
 import re
 import resource
@@ -78,6 +79,7 @@ POSTGRES = "postgres://postgres@127.0.0.1:5432"
 ADMIN_DSN = "host=127.0.0.1 port=5432 user=postgres dbname=postgres"
 SYSTEM_REDIS = "redis://127.0.0.1:6379/9"
 START_SECONDS = 120  # bound of each start-up step
+LAG_TICK_S = 0.01  # how often the clients' event loop is checked for lateness
 STOP_SECONDS = 20  # SIGINT, then SIGKILL
 CHECKS_AT_ONCE = 20  # clients reading their saved runs back at the same time
 
@@ -155,6 +157,8 @@ class Conversation:
     conversation_id: str = ""
     run_id: str = ""
     posted_us: int = 0
+    answered_us: int = 0  # when the post was answered (the run queued)
+    first_stamp_us: int = 0  # when the provider sent the first word
     arrived: dict[int, int] = field(default_factory=dict)  # word -> first receive, µs
     latencies_ms: list[float] = field(default_factory=list)
     highest: int = -1
@@ -180,6 +184,8 @@ class Conversation:
             if word in self.arrived:
                 continue
             self.arrived[word] = at
+            if word == 0:
+                self.first_stamp_us = stamp
             self.latencies_ms.append((at - stamp) / 1000)
             if word < self.highest:
                 self.reordered += 1
@@ -281,6 +287,7 @@ async def start_run(http: httpx.AsyncClient, client: Conversation, token: str) -
         headers=auth,
     )
     posted.raise_for_status()
+    client.answered_us = now_us()
     client.run_id = posted.json()["run_id"]
 
 
@@ -451,20 +458,31 @@ async def log_in_all(url: str, count: int) -> list[str]:
 
 
 async def run_clients(
-    stack: Stack, sessions: list[str], clients: list[Conversation], limit_s: float, ramp: float
+    stack: Stack,
+    sessions: list[str],
+    clients: list[Conversation],
+    limit_s: float,
+    ramp: float,
+    lags: list[float],
+    *,
+    watch_serve: bool = True,
 ) -> float:
     """All clients at once (or their starts spread over `ramp` seconds); the wall time
     from the first post to the last client done.
 
-    Stops them all if serve exits meanwhile (its figures would mean nothing)."""
+    Stops them all if serve exits meanwhile (its figures would mean nothing); a client
+    process (`--client-processes`) leaves that to its parent."""
     assert stack.serve is not None
     loop = asyncio.get_running_loop()
 
+    everyone_count = max((c.number for c in clients), default=0) + 1  # of every process
+
     async def later(client: Conversation, work: Any) -> None:
-        await asyncio.sleep(ramp * client.number / max(1, len(clients)))
+        await asyncio.sleep(ramp * client.number / everyone_count)
         await work
 
     target = Target(stack.url, stack.tokens, sessions, loop.time() + limit_s)
+    watch = asyncio.create_task(watch_lag(lags))
     limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
     http_timeout = httpx.Timeout(60.0, connect=30.0)
     async with httpx.AsyncClient(
@@ -474,11 +492,80 @@ async def run_clients(
         everyone = asyncio.gather(*(later(c, drive(c, http, target)) for c in clients))
         while not everyone.done():
             await asyncio.wait({everyone}, timeout=1)
-            if not everyone.done() and stack.serve.poll() is not None:
+            if not everyone.done() and watch_serve and stack.serve.poll() is not None:
                 everyone.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await everyone
+        watch.cancel()
         return time.monotonic() - started
+
+
+def clients_in_processes(
+    stack: Stack, sessions: list[str], clients: list[Conversation], args: argparse.Namespace
+) -> tuple[float, list[Conversation], list[float], float]:
+    """The clients split over `--client-processes` forked processes, each with its own
+    event loop, as people's browsers are: one loop reading 200 streams falls behind
+    them, and its lateness would count as the server's. Returns the wall time, the
+    clients as their processes left them, every process's loop lateness and their CPU
+    seconds."""
+    assert stack.serve is not None
+    context = multiprocessing.get_context("fork")
+    parts = [clients[k :: args.client_processes] for k in range(args.client_processes)]
+    pipes, processes = [], []
+    for part in parts:
+        mine, theirs = context.Pipe(duplex=False)
+        process = context.Process(
+            target=clients_part, args=(stack, sessions, part, args, theirs), daemon=True
+        )
+        process.start()
+        theirs.close()
+        pipes.append(mine)
+        processes.append(process)
+    results: dict[int, Any] = {}
+    deadline = time.monotonic() + args.timeout + 60
+    while len(results) < len(processes) and time.monotonic() < deadline:
+        if stack.serve.poll() is not None:
+            break
+        for k, pipe in enumerate(pipes):
+            if k not in results and pipe.poll(0.2):
+                with contextlib.suppress(EOFError):
+                    results[k] = pipe.recv()
+    for process in processes:
+        if process.is_alive() and len(results) < len(processes):
+            process.kill()
+        process.join(timeout=10)
+    done = {c.number: c for result in results.values() for c in result[1]}
+    every = [done.get(c.number, c) for c in clients]
+    lags = [lag for result in results.values() for lag in result[2]]
+    wall = max((result[0] for result in results.values()), default=0.0)
+    return wall, every, lags, sum(result[3] for result in results.values())
+
+
+def clients_part(
+    stack: Stack, sessions: list[str], part: list[Conversation], args: argparse.Namespace,
+    pipe: Any,
+) -> None:  # fmt: skip
+    """One client process: its clients' runs, then what they saw, through `pipe`."""
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    lags: list[float] = []
+    wall = asyncio.run(
+        run_clients(stack, sessions, part, args.timeout, args.ramp, lags, watch_serve=False)
+    )
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    pipe.send((wall, part, lags, cpu))
+    pipe.close()
+
+
+async def watch_lag(lags: list[float]) -> None:
+    """How late this process's event loop wakes up, every LAG_TICK_S: a word read late
+    by a busy client is counted late, so a delivery figure is only the server's while
+    this lag stays far below it."""
+    loop = asyncio.get_running_loop()
+    while True:
+        due = loop.time() + LAG_TICK_S
+        await asyncio.sleep(LAG_TICK_S)
+        lags.append(max(0.0, loop.time() - due))
 
 
 async def check_clients(stack: Stack, clients: list[Conversation]) -> None:
@@ -691,10 +778,17 @@ def start_provider(stack: Stack, args: argparse.Namespace, cleanup: contextlib.E
     stack.provider_url = match[1]
 
 
-def start_serve(stack: Stack, concurrency: int | None, cleanup: contextlib.ExitStack) -> None:
+def start_serve(
+    stack: Stack,
+    concurrency: int | None,
+    cleanup: contextlib.ExitStack,
+    web_processes: int = 1,
+    workers: int = 1,
+) -> None:
     port = free_port()
     stack.url = f"http://127.0.0.1:{port}"
-    command = [sys.executable, "manage.py", "serve", "--host", "127.0.0.1", "--port", str(port)]
+    command = [sys.executable, "manage.py", "serve", "--host", "127.0.0.1", "--port", str(port),
+               "--web-processes", str(web_processes), "--workers", str(workers)]  # fmt: skip
     if concurrency:
         command += ["--concurrency", str(concurrency)]
     log = stack.log.open("wb")
@@ -710,17 +804,23 @@ def start_serve(stack: Stack, concurrency: int | None, cleanup: contextlib.ExitS
             raise RuntimeError(f"serve exited with {stack.serve.returncode}; see {stack.log}")
         with contextlib.suppress(httpx.HTTPError, ValueError):
             health = httpx.get(f"{stack.url}/healthz", timeout=5, trust_env=False)
-            if health.status_code == 200 and health.json().get("workers", 0) >= 1:
+            if health.status_code == 200 and health.json().get("workers", 0) >= workers:
                 break
         time.sleep(0.5)
     else:
         raise RuntimeError(f"no healthy stack with a worker within {START_SECONDS} s")
-    for pid, command_line in descendants(stack.serve.pid).items():
+    # "daphne", "daphne-2", ..., "worker", "worker-2", ...: figures add them up per kind.
+    for pid, command_line in sorted(descendants(stack.serve.pid).items()):
         if " -m daphne " in command_line:
-            stack.children["daphne"] = pid
+            kind = "daphne"
         elif " -m celery " in command_line and " worker " in command_line:
-            stack.children["worker"] = pid
-    if set(stack.children) != {"daphne", "worker"}:
+            kind = "worker"
+        else:
+            continue
+        count = sum(name.split("-")[0] == kind for name in stack.children)
+        stack.children[kind if not count else f"{kind}-{count + 1}"] = pid
+    kinds = Counter(name.split("-")[0] for name in stack.children)
+    if kinds != Counter(daphne=web_processes, worker=workers):
         raise RuntimeError(f"daphne and the worker not found under serve: {stack.children}")
 
 
@@ -797,6 +897,7 @@ MCP_ECHO = "load"
 def totals(clients: list[Conversation], tokens: int, mcp_calls: int = 0) -> dict[str, Any]:
     summaries = [c.summary() for c in clients]
     first = [c.first_token_ms for c in clients if c.first_token_ms is not None]
+    started = [c for c in clients if c.answered_us and c.first_stamp_us and 0 in c.arrived]
     results = [r for c in clients for r in c.tool_results or []]
     return {
         "mcp_calls_expected": mcp_calls * len(clients),
@@ -821,6 +922,15 @@ def totals(clients: list[Conversation], tokens: int, mcp_calls: int = 0) -> dict
         ),
         "delivery_ms": percentiles([ms for c in clients for ms in c.latencies_ms]),
         "first_token_ms": percentiles(first),
+        # The first word's wait in three parts: the post answered (daphne), the run
+        # claimed and the model called (the queue and the worker), the word delivered.
+        "first_word_parts_ms": {
+            "post": percentiles([(c.answered_us - c.posted_us) / 1000 for c in started]),
+            "to_provider": percentiles(
+                [(c.first_stamp_us - c.answered_us) / 1000 for c in started]
+            ),
+            "delivered": percentiles([(c.arrived[0] - c.first_stamp_us) / 1000 for c in started]),
+        },
     }
 
 
@@ -895,6 +1005,18 @@ def report(result: dict[str, Any]) -> None:
             if k in ("daphne", "worker")
         )
     )
+    parts = total["first_word_parts_ms"]
+    print(
+        "the first word's wait, p50 / p99 ms: the post answered "
+        f"{parts['post']['p50']} / {parts['post']['p99']}, then the provider called "
+        f"{parts['to_provider']['p50']} / {parts['to_provider']['p99']}, then the word "
+        f"delivered {parts['delivered']['p50']} / {parts['delivered']['p99']}"
+    )
+    lag = result["client_lag_ms"]
+    print(
+        f"the clients' own event loop woke late by p50 {lag['p50']} / p99 {lag['p99']} / "
+        f"max {lag['max']} ms (a word it read late counts as delivered late)"
+    )
     if result.get("mcp_calls"):
         print(
             f"MCP calls answered {total['mcp_calls_answered']} of "
@@ -926,6 +1048,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         "--ramp", type=float, default=0.0,
         help="spread the clients' starts evenly over this many seconds (0: all at once)",
     )  # fmt: skip
+    parser.add_argument("--web-processes", type=int, default=1, help="serve --web-processes")
+    parser.add_argument("--workers", type=int, default=1, help="serve --workers")
+    parser.add_argument(
+        "--client-processes", type=int, default=1,
+        help="split the clients over this many processes (each its own event loop)",
+    )  # fmt: skip
     parser.add_argument("--timeout", type=float, default=300.0, help="bound of the load, s")
     parser.add_argument("--json", type=Path, help="write the figures here")
     parser.add_argument("--log", type=Path, help="keep serve's log here")
@@ -935,6 +1063,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.mcp_calls < 0:
         parser.error("--mcp-calls must be 0 or more")
+    if args.client_processes < 1 or args.client_processes > args.n:
+        parser.error("--client-processes must be between 1 and --n")
     if args.n < 1 or args.tokens < 1 or args.interval < 0 or args.timeout <= 0:
         parser.error("--n and --tokens must be at least 1, --interval >= 0, --timeout > 0")
     return args
@@ -978,13 +1108,25 @@ def measure(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
     database = stack.env["DATABASE_URL"].rsplit("/", 1)[-1] if args.database == "postgres" else None
     with Sampler(processes, database) as sampler:
         cpu_before = dict(sampler.cpu_s)
-        wall = asyncio.run(run_clients(stack, sessions, clients, args.timeout, args.ramp))
+        if args.client_processes > 1:
+            wall, clients, lags, clients_cpu = clients_in_processes(stack, sessions, clients, args)
+        else:
+            lags = []
+            wall = asyncio.run(run_clients(stack, sessions, clients, args.timeout, args.ramp, lags))
     own_after = resource.getrusage(resource.RUSAGE_SELF)
     asyncio.run(check_clients(stack, clients))
-    cpu = {name: sampler.cpu_s[name] - cpu_before[name] for name in processes}
+    cpu: dict[str, float] = {}
+    for name in processes:  # each kind's processes added up (daphne-2 into daphne...)
+        kind = name.split("-")[0]
+        cpu[kind] = cpu.get(kind, 0.0) + sampler.cpu_s[name] - cpu_before[name]
+    peak_kb: dict[str, int] = {}  # the sum of each process's peak: at most that at once
+    for name, kb in sampler.peak_kb.items():
+        peak_kb[name.split("-")[0]] = peak_kb.get(name.split("-")[0], 0) + kb
     cpu["clients"] = (own_after.ru_utime + own_after.ru_stime) - (
         own_before.ru_utime + own_before.ru_stime
     )
+    if args.client_processes > 1:
+        cpu["clients"] += clients_cpu
     provider_calls = None
     with contextlib.suppress(httpx.HTTPError, ValueError, KeyError):
         log_url = stack.provider_url.removesuffix("/v1") + "/_control/log"
@@ -1009,12 +1151,15 @@ def measure(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
         "loadavg_after": [round(v, 2) for v in os.getloadavg()],
         "wall_s": round(wall, 2),
         "serve_exited_during_load": stack.serve.poll(),
-        "peak_mb": {name: round(kb / 1024, 1) for name, kb in sampler.peak_kb.items()},
+        "peak_mb": {name: round(kb / 1024, 1) for name, kb in peak_kb.items()},
+        "web_processes": args.web_processes,
+        "workers": args.workers,
         "peak_postgres_connections": sampler.peak_connections if database else None,
         "cpu_s": {name: round(seconds, 2) for name, seconds in cpu.items()},
         "provider_calls": provider_calls,
         "mcp_calls": args.mcp_calls,
         "total": totals(clients, args.tokens, args.mcp_calls),
+        "client_lag_ms": percentiles([1000 * lag for lag in lags]),
         "by_transport": by_transport,
         "clients": [c.summary() for c in clients],
     }
@@ -1043,7 +1188,7 @@ def running_stack(args: argparse.Namespace) -> Iterator[Stack]:
             stack.env["ORACLE_MCP_SERVERS"] = str(config)
         start_provider(stack, args, cleanup)
         stack.env["ORACLE_API_BASE"] = stack.provider_url
-        start_serve(stack, args.concurrency, cleanup)
+        start_serve(stack, args.concurrency, cleanup, args.web_processes, args.workers)
         yield stack
 
 

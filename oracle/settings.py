@@ -256,6 +256,9 @@ CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 # Tasks only hand a run to the process's run host (chat.host) and return at once, so
 # few threads are needed; the host holds up to ORACLE_WORKER_MAX_RUNS runs at a time.
 ORACLE_WORKER_CONCURRENCY = env.int("ORACLE_WORKER_CONCURRENCY", default=4)
+# `manage.py serve`: daphne and Celery worker processes (each runs Python on one core).
+ORACLE_WEB_PROCESSES = env.int("ORACLE_WEB_PROCESSES", default=1)
+ORACLE_WORKER_PROCESSES = env.int("ORACLE_WORKER_PROCESSES", default=1)
 ORACLE_WORKER_MAX_RUNS = env.int("ORACLE_WORKER_MAX_RUNS", default=500)
 # On a worker's shutdown, how long its runs may go on before they end as interrupted.
 ORACLE_WORKER_SHUTDOWN_GRACE = env.float("ORACLE_WORKER_SHUTDOWN_GRACE", default=10.0)

@@ -133,6 +133,8 @@ COMMANDS = {
             ),
             "--port": optional(ints(1, 65535)),
             "--concurrency": optional(ints(1, 8)),
+            "--web-processes": optional(ints(1, 4)),
+            "--workers": optional(ints(1, 4)),
         },
     ),
 }

@@ -1,8 +1,9 @@
 """`manage.py serve`: the whole product in one command (what `make run` calls).
 
 Migrates the database, makes sure Redis answers (the embedded one when
-`REDIS_URL` is unset; settings start it), then runs daphne and one Celery
-worker as child processes, prints the URL, and supervises them: a child that
+`REDIS_URL` is unset; settings start it), then runs daphne and a Celery worker
+(`--web-processes` daphnes sharing the port, `--workers` workers; one of each
+by default) as child processes, prints the URL, and supervises them: a child that
 dies is started again after a backoff (0.5 s, doubling to 30 s; back to 0.5 s
 once it has run a minute), with a log line, while the others keep serving. The
 embedded Redis is watched the same way. Ctrl-C or SIGTERM stops the children
@@ -37,6 +38,7 @@ BACKOFF_MAX = 30.0
 HEALTHY_AFTER = 60.0  # a child that ran this long starts again from the first backoff
 REDIS_CHECK_SECONDS = 1.0
 LISTEN_BACKLOG = 1024  # connections waiting for daphne to accept them (the kernel caps it)
+MAX_PROCESSES = 64  # of each kind
 
 
 @dataclass
@@ -69,6 +71,18 @@ class Command(BaseCommand):
         parser.add_argument("--host", default=settings.ORACLE_HOST)
         parser.add_argument("--port", type=int, default=settings.ORACLE_PORT)
         parser.add_argument(
+            "--web-processes",
+            type=int,
+            default=settings.ORACLE_WEB_PROCESSES,
+            help="daphne processes sharing the port",
+        )
+        parser.add_argument(
+            "--workers",
+            type=int,
+            default=settings.ORACLE_WORKER_PROCESSES,
+            help="Celery worker processes",
+        )
+        parser.add_argument(
             "--concurrency",
             type=int,
             default=settings.ORACLE_WORKER_CONCURRENCY,
@@ -81,6 +95,12 @@ class Command(BaseCommand):
             raise CommandError(f"--port must be between 1 and 65535, not {port}")
         if options["concurrency"] < 1:
             raise CommandError("--concurrency must be at least 1")
+        for option in ("web_processes", "workers"):
+            if not 1 <= options[option] <= MAX_PROCESSES:
+                flag = "--" + option.replace("_", "-")
+                raise CommandError(f"{flag} must be between 1 and {MAX_PROCESSES}")
+        if ":" in host and options["web_processes"] > 1:
+            raise CommandError("--web-processes above 1 needs an IPv4 --host.")
         self._stopping = False
         signal.signal(signal.SIGINT, self._request_stop)
         signal.signal(signal.SIGTERM, self._request_stop)
@@ -92,18 +112,29 @@ class Command(BaseCommand):
         else:
             self.stdout.write("Using Redis at REDIS_URL.")
 
-        # daphne's -b/-p listen with Twisted's backlog of 50 connections: 200 people
-        # opening the page in the same second overflowed it, and the kernel dropped
-        # and reset some of their connections (bench/README.md, N = 200).
-        interface = host.strip("[]").replace(":", r"\:")
-        endpoint = f"tcp:port={port}:interface={interface}:backlog={LISTEN_BACKLOG}"
+        listener = _listen(host, port)
+        # Every daphne accepts on the one socket this process listens on (the kernel
+        # hands each connection to one of them), so that a page, a post and a stream
+        # use all the cores: one process runs Python on one core at a time.
+        if listener.family == socket.AF_INET:
+            endpoint = f"fd:fileno={listener.fileno()}"
+        else:  # daphne's fd: endpoint takes IPv4 only; one daphne listens itself
+            listener.close()
+            interface = host.strip("[]").replace(":", r"\:")
+            endpoint = f"tcp:port={port}:interface={interface}:backlog={LISTEN_BACKLOG}"
         daphne = [sys.executable, "-m", "daphne", "-e", endpoint,
                   "--proxy-headers", "oracle.asgi:application"]  # fmt: skip
-        worker = [sys.executable, "-m", "celery", "-A", "oracle", "worker",
-                  "--pool", "threads", "--concurrency", str(options["concurrency"]),
-                  "--hostname", f"oracle-{os.getpid()}@%h", "--loglevel", "INFO",
-                  "--without-gossip", "--without-mingle"]  # fmt: skip
-        commands = {"daphne": daphne, "worker": worker}
+        commands: dict[str, list[str]] = {}
+        for k in range(options["web_processes"]):
+            commands[_numbered("daphne", k)] = daphne
+        for k in range(options["workers"]):
+            commands[_numbered("worker", k)] = [
+                sys.executable, "-m", "celery", "-A", "oracle", "worker",
+                "--pool", "threads", "--concurrency", str(options["concurrency"]),
+                "--hostname", f"{_numbered(f'oracle-{os.getpid()}', k)}@%h", "--loglevel", "INFO",
+                "--without-gossip", "--without-mingle",
+            ]  # fmt: skip
+        self._listener = listener
         children = {name: self._spawn(command) for name, command in commands.items()}
         watch = {name: Supervised() for name in [*commands, "redis"]}
         announced = False
@@ -177,7 +208,8 @@ class Command(BaseCommand):
             env["ORACLE_VAR_DIR"] = str(settings.VAR_DIR)
         # Own process group: a terminal's Ctrl-C reaches only this supervisor,
         # which then stops the children in order.
-        return subprocess.Popen(command, env=env, preexec_fn=_preexec)
+        shared = () if self._listener.fileno() < 0 else (self._listener.fileno(),)
+        return subprocess.Popen(command, env=env, preexec_fn=_preexec, pass_fds=shared)
 
     def _shutdown(self, children: dict[str, subprocess.Popen[bytes]]) -> None:
         self.stdout.write("Stopping…")
@@ -199,6 +231,29 @@ class Command(BaseCommand):
 def _preexec() -> None:
     os.setpgrp()
     die_with_parent()
+
+
+def _numbered(name: str, k: int) -> str:
+    """`daphne`, `daphne-2`, ...: the first of each keeps its name of before (logs)."""
+    return name if k == 0 else f"{name}-{k + 1}"
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """The port every daphne accepts on, with room for a crowd: daphne's own -b/-p
+    listen with Twisted's backlog of 50, and 200 people opening the page in the same
+    second overflowed it (the kernel reset some of their connections, bench/README.md)."""
+    address = host.strip("[]")
+    family = socket.AF_INET6 if ":" in address else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listener.bind((address, port))
+    except OSError as error:
+        listener.close()
+        raise CommandError(f"Cannot listen on {host}:{port}: {error.strerror}.") from error
+    listener.listen(LISTEN_BACKLOG)
+    listener.set_inheritable(True)
+    return listener
 
 
 def _port_open(host: str, port: int) -> bool:
