@@ -7,6 +7,9 @@ Redis connection, and redis-py reads its own version from the installed package'
 metadata for each new connection. Under load that was about a twentieth of the web
 process's CPU (bench/README.md). Here every cache object of a process shares one
 pool per server; redis-py's pool is thread-safe and starts afresh in a forked child.
+They share one client per pool too: Django makes a new `Redis` object for every cache
+call, and redis-py's constructor (its event dispatcher, its retry policy) cost about a
+tenth of an API request's CPU in daphne (bench/README.md).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from typing import Any
 from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 
 _pools: dict[str, Any] = {}
+_clients: dict[int, Any] = {}  # id(pool) -> the process's client on it
 _lock = threading.Lock()
 
 
@@ -32,6 +36,14 @@ class SharedPoolClient(RedisCacheClient):
                     pool = client._pool_class.from_url(server, **client._pool_options)
                     _pools[server] = pool
         return pool
+
+    def get_client(self, key: Any = None, *, write: bool = False) -> Any:
+        pool = self._get_connection_pool(write)
+        client = _clients.get(id(pool))
+        if client is None:
+            with _lock:
+                client = _clients.setdefault(id(pool), self._client(connection_pool=pool))
+        return client
 
 
 class SharedPoolRedisCache(RedisCache):
