@@ -41,8 +41,9 @@ class SharedPoolClient(RedisCacheClient):
         pool = self._get_connection_pool(write)
         client = _clients.get(id(pool))
         if client is None:
+            django_client: Any = self  # its `_client` class, which Django's stubs leave out
             with _lock:
-                client = _clients.setdefault(id(pool), self._client(connection_pool=pool))
+                client = _clients.setdefault(id(pool), django_client._client(connection_pool=pool))
         return client
 
 
