@@ -15,6 +15,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, Stream
 from django.views.decorators.csrf import csrf_exempt
 
 from accounts.http import AuthenticatedHttpRequest
+from agents.events import EventType
 from agents.skills import Skill, skills
 from chat import selectors, services
 from chat.api_auth import api_endpoint, authenticate, error
@@ -245,7 +246,7 @@ def run_deny(request: AuthenticatedHttpRequest, run_id: str) -> HttpResponse:
 # after this long without a push (what a lost publication costs at most).
 SSE_CATCH_UP_SECONDS = 1.0
 SSE_KEEPALIVE_SECONDS = 15.0
-STREAM_ENDS = ("run.finished", "run.paused")
+STREAM_ENDS = (EventType.RUN_FINISHED, EventType.RUN_PAUSED)
 
 
 def _sse_start(request: HttpRequest, run_id: str) -> tuple[HttpResponse | None, Run | None]:

@@ -20,6 +20,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from agents import wording
 from agents.endings import SPENDING_CAP
+from agents.events import EventType
 from agents.loop import APPROVAL
 from agents.model import ModelProblem
 from agents.state import Metric, TerminationReason
@@ -320,14 +321,14 @@ def gauge(row: dict[str, Any]) -> str:
 
 # Whether the Oracle works unseen after each kind of event (the typing indicator).
 _WORKING = {
-    "run.started": True,
-    "run.resumed": True,
-    "tool.result": True,
-    "assistant.delta": False,
-    "assistant.message": False,
-    "tool.call": False,
-    "run.paused": False,
-    "run.finished": False,
+    EventType.RUN_STARTED: True,
+    EventType.RUN_RESUMED: True,
+    EventType.TOOL_RESULT: True,
+    EventType.ASSISTANT_DELTA: False,
+    EventType.ASSISTANT_MESSAGE: False,
+    EventType.TOOL_CALL: False,
+    EventType.RUN_PAUSED: False,
+    EventType.RUN_FINISHED: False,
 }
 STREAMED_TOKENS_STEP = 100  # the gauges move with a streaming answer every ~100 tokens
 
@@ -354,10 +355,10 @@ def subagent_panel(step_id: str, sub: dict[str, Any], *, swap_oob: bool = False)
 def _subagent_step(step: dict[str, Any]) -> dict[str, Any]:
     """One line of a subagent's steps: a tool call, its result, or a notice."""
     kind = str(step.get("type", ""))
-    if kind == "tool.call":
+    if kind == EventType.TOOL_CALL:
         arguments = json.dumps(step.get("arguments") or {}, ensure_ascii=False)
         return {"kind": "call", "name": step.get("name", ""), "text": arguments, "ok": None}
-    if kind == "tool.result":
+    if kind == EventType.TOOL_RESULT:
         ok = bool(step.get("ok"))
         text = f"{'→' if ok else '✗'} {step.get('content', '')}"
         return {"kind": "result", "name": "", "text": text, "ok": ok}
@@ -418,7 +419,7 @@ class RunView:
         return html
 
     def _count(self, event: dict[str, Any]) -> None:
-        if event["type"] == "run.finished":
+        if event["type"] == EventType.RUN_FINISHED:
             self.set_counters(event)
 
     def set_counters(self, counters: dict[str, Any]) -> None:

@@ -17,7 +17,9 @@ from typing import Any
 from django.conf import settings
 from django.db import models
 
+from agents.events import EventType
 from agents.state import TerminationReason
+from agents.subagents import SubagentEvent
 from agents.wording import REASON_LABELS
 
 # What no text field stores: NUL (PostgreSQL refuses it) and lone surrogates (no UTF-8).
@@ -157,7 +159,7 @@ class Run(models.Model):
                     *("created_at", "reason", "conversation", "id", "status"),
                     *("iterations", "tokens", "cost_usd", "elapsed_ms", "limit_action"),
                 ],
-                condition=models.Q(status="finished"),
+                condition=models.Q(status=RunStatus.FINISHED),
                 name="run_finished_stats",
             ),
         ]
@@ -165,7 +167,9 @@ class Run(models.Model):
             # One active run per conversation (SPEC 8: a second message gets a 409).
             models.UniqueConstraint(
                 fields=["conversation"],
-                condition=models.Q(status__in=["queued", "running", "paused"]),
+                condition=models.Q(
+                    status__in=[RunStatus.QUEUED, RunStatus.RUNNING, RunStatus.PAUSED]
+                ),
                 name="one_active_run_per_conversation",
             )
         ]
@@ -211,14 +215,16 @@ class RunEvent(models.Model):
         # own: the events table holds every token streamed, and only these are indexed.
         indexes = [
             models.Index(
-                fields=["run"], condition=models.Q(type="run.started"), name="run_event_started"
+                fields=["run"],
+                condition=models.Q(type=EventType.RUN_STARTED),
+                name="run_event_started",
             ),
             *(
                 models.Index(fields=["created_at", "run"], condition=models.Q(type=kind), name=name)
                 for kind, name in (
-                    ("run.paused", "run_event_paused"),
-                    ("budget.extended", "run_event_extended"),
-                    ("subagent.finished", "run_event_subagent"),
+                    (EventType.RUN_PAUSED, "run_event_paused"),
+                    (EventType.BUDGET_EXTENDED, "run_event_extended"),
+                    (SubagentEvent.FINISHED, "run_event_subagent"),
                 )
             ),
         ]

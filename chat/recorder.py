@@ -28,6 +28,7 @@ from django.db import connections, router, transaction
 from django.db.models import Field, Model
 from django.utils import timezone
 
+from agents.events import EventType
 from chat import subagents
 from chat.live import encode, with_fresh_connection
 from chat.models import Conversation, Message, Role, Run, RunEvent
@@ -132,7 +133,7 @@ class RunRecorder:
             return
         kind = event["type"]
         data = {k: v for k, v in event.items() if k not in ("type", "seq")}
-        if kind == "assistant.delta" and self.pending and self.pending[-1]["type"] == kind:
+        if kind == EventType.ASSISTANT_DELTA and self.pending and self.pending[-1]["type"] == kind:
             self.pending[-1]["text"] += data["text"]  # coalesce a burst of tokens
         else:
             self.seq += 1
@@ -159,12 +160,12 @@ class RunRecorder:
 
     def _apply(self, kind: str, data: dict[str, Any]) -> None:
         """Fold an event into the main-chain rows (in memory until the next write)."""
-        if kind == "assistant.delta":
+        if kind == EventType.ASSISTANT_DELTA:
             message = self.assistant or self._new_message(Role.ASSISTANT, "", {"final": False})
             self.assistant = message
             message.content += data["text"]
             self._touch(message, whole=False)
-        elif kind == "assistant.message":
+        elif kind == EventType.ASSISTANT_MESSAGE:
             message = self.assistant or self._new_message(Role.ASSISTANT, "", {})
             message.content = data.get("text") or ""
             message.metadata = {
@@ -175,7 +176,7 @@ class RunRecorder:
                 self.final_message = message
             self.assistant = None
             self._touch(message)
-        elif kind == "tool.call":
+        elif kind == EventType.TOOL_CALL:
             self.assistant = None
             meta = {
                 "id": data.get("id"),
@@ -184,7 +185,7 @@ class RunRecorder:
             }
             message = self._new_message(Role.TOOL, "", {**meta, "status": "running"})
             self.tools[str(data.get("id"))] = message
-        elif kind == "tool.result":
+        elif kind == EventType.TOOL_RESULT:
             message = self.tools.get(str(data.get("id"))) or self._new_message(
                 Role.TOOL, "", {"id": data.get("id"), "name": data.get("name")}
             )
@@ -202,11 +203,11 @@ class RunRecorder:
             if step is not None and sub is not None:
                 step.metadata = {**step.metadata, "subagent": sub}
                 self._touch(step)
-        elif kind == "system.notice":
+        elif kind == EventType.SYSTEM_NOTICE:
             self.assistant = None
             meta = {key: data.get(key) for key in NOTICE_FIELDS}
             self._new_message(Role.SYSTEM, str(data.get("text", "")), meta)
-        elif kind == "run.finished":
+        elif kind == EventType.RUN_FINISHED:
             self.counters = {key: data.get(key, 0) for key in COUNTERS}
             if self.final_message is not None:
                 self.final_message.termination_reason = data.get("reason") or ""

@@ -19,7 +19,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from agents.endings import ending_events
-from agents.events import Event
+from agents.events import Event, EventType
 from agents.offline_model import OFFLINE_MODEL_NAME
 from agents.skills import DEFAULT_SKILL, skill_names
 from agents.state import FailureClass, LimitHit, Metric, TerminationReason
@@ -625,7 +625,7 @@ def _cut_off_tools(run: Run) -> list[Event]:
         step.save(update_fields=["content", "metadata"])
         events.append(
             {
-                "type": "tool.result",
+                "type": EventType.TOOL_RESULT,
                 "id": step.metadata.get("id"),
                 "name": step.metadata.get("name"),
                 "ok": False,

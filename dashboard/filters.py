@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from agents.config import LimitAction
+from agents.events import EventType
 from agents.skills import skill_names
 from agents.state import LimitHit, Metric, TerminationReason
 from agents.subagents import MAIN_AGENT
@@ -34,7 +35,7 @@ def reason_name(reason: str) -> str:
     return _STAFF_LABELS.get(reason) or reason_label(reason)
 
 
-EVENTS = {"paused": "run.paused", "extended": "budget.extended"}
+EVENTS = {"paused": EventType.RUN_PAUSED, "extended": EventType.BUDGET_EXTENDED}
 _HOUR = re.compile(r"\d{4}-\d\d-\d\d \d\d")
 
 

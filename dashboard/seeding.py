@@ -29,9 +29,11 @@ from django.utils import timezone
 
 from agents.config import AgentConfig, LimitAction, OperatorLimits
 from agents.endings import ending_events
+from agents.events import EventType
 from agents.progress import Action, Stuck
 from agents.skills import skill_named
 from agents.state import FailureClass, LimitHit, Metric, TerminationReason
+from agents.subagents import SubagentEvent
 from chat.models import Conversation, Message, Role, Run, RunEvent, RunStatus
 
 USERNAME_PREFIX = "seed-user-"
@@ -302,23 +304,23 @@ def _run(
     counters, hit = _counters(rng, reason, config, ceiling, profile.price)
     run_id = uuid.uuid4()
     events: list[dict[str, Any]] = [
-        {"type": "run.started", "run_id": str(run_id), "model": "", "config": config_dict}
+        {"type": EventType.RUN_STARTED, "run_id": str(run_id), "model": "", "config": config_dict}
     ]
     if action is LimitAction.WARN and reason is R.MAX_ITERATIONS:
         # Warn goes on past the limit (to the operator's cap, which these runs never reach).
         reason, hit = R.COMPLETED, None
         counters["iterations"] = ceiling + rng.randint(1, 6)
     elif action is LimitAction.PAUSE and reason in PAUSING:
-        events.append({"type": "run.paused", "reason": reason.value})
+        events.append({"type": EventType.RUN_PAUSED, "reason": reason.value})
         if rng.random() < 0.5:  # Continue, and the next round completes
-            events.append({"type": "run.resumed"})
+            events.append({"type": EventType.RUN_RESUMED})
             reason, hit = R.COMPLETED, None
     elif action is LimitAction.EXTEND and reason is R.TURN_BUDGET_EXHAUSTED:
         new = min(config.max_iterations * config.extend_multiplier, 50)
-        events.append({"type": "budget.extended", "from": config.max_iterations, "to": new})
+        events.append({"type": EventType.BUDGET_EXTENDED, "from": config.max_iterations, "to": new})
     elif action is LimitAction.EXTEND and reason is R.COMPLETED and rng.random() < 0.05:
         new = min(config.max_iterations * config.extend_multiplier, 50)
-        events.append({"type": "budget.extended", "from": config.max_iterations, "to": new})
+        events.append({"type": EventType.BUDGET_EXTENDED, "from": config.max_iterations, "to": new})
         counters["iterations"] = rng.randint(config.max_iterations + 1, new)
     failure_class = _failure_class(reason)
     seq += 1
@@ -340,11 +342,11 @@ def _run(
     for event in ending:
         events.append(dict(event))
         seq += 1
-        if event["type"] == "assistant.message":
+        if event["type"] == EventType.ASSISTANT_MESSAGE:
             metadata = {"final": True, "tool_calls": [], "usage": counters}
             tables.messages.add(conversation_id, run_id, seq, Role.ASSISTANT, event["text"],
                                 metadata, reason.value, failure_class, False, finished)  # fmt: skip
-        elif event["type"] == "system.notice":
+        elif event["type"] == EventType.SYSTEM_NOTICE:
             notice = ("severity", "metric", "value", "limit", "reason", "problem", "detail")
             metadata = {key: event.get(key) for key in notice}
             tables.messages.add(conversation_id, run_id, seq, Role.SYSTEM, event["text"],
@@ -466,8 +468,8 @@ def _delegation(
     task = "Seeded task."
     started = {"call_id": call_id, "agent_type": agent_type, "task": task, "limits": {}}
     finished = {"call_id": call_id, "agent_type": agent_type, "reason": reason.value}
-    events.append({"type": "subagent.started", **started})
-    events.append({"type": "subagent.finished", **finished, "label": "", "counters": counters})
+    events.append({"type": SubagentEvent.STARTED, **started})
+    events.append({"type": SubagentEvent.FINISHED, **finished, "label": "", "counters": counters})
     subagent = {
         "agent_type": agent_type,
         "task": task,

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.db.models import Model
 
+from agents.events import EventType
 from agents.subagents import MAIN_AGENT
 
 if TYPE_CHECKING:
@@ -44,11 +45,11 @@ SUBAGENT_FINISHED = "subagent.finished"
 # run's events) must cost nothing more than this lookup.
 EVENT_TYPES = frozenset(
     {
-        "system.notice",
-        "budget.extended",
-        "run.paused",
-        "run.resumed",
-        "run.finished",
+        EventType.SYSTEM_NOTICE,
+        EventType.BUDGET_EXTENDED,
+        EventType.RUN_PAUSED,
+        EventType.RUN_RESUMED,
+        EventType.RUN_FINISHED,
         SUBAGENT_FINISHED,
     }
 )
@@ -87,7 +88,7 @@ def build_line(run: Run, event: dict[str, Any], counters: dict[str, Any]) -> dic
         counters = dict(event.get("counters") or {})
     else:
         agent_type = MAIN_AGENT
-        if kind == "run.finished":
+        if kind == EventType.RUN_FINISHED:
             counters = event
         elif not counters:  # nothing checkpointed yet this round: the run's saved totals
             counters = {key: getattr(run, key, 0) for key in (*COUNTER_KEYS, "elapsed_ms")}

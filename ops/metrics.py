@@ -46,13 +46,14 @@ from prometheus_client.core import (
 from prometheus_client.exposition import choose_encoder
 from prometheus_client.registry import Collector
 
+from agents.events import EventType
 from chat.models import Run, RunEvent, RunStatus
 from ops.limit_log import EVENT_TYPES, is_limit_event
 
 # Upper bounds of the run duration histogram, in seconds (a run's time limit is at
 # most 600 s, plus its wind-down; a continued run adds its rounds).
 DURATION_BUCKETS = (1.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1200.0)
-STARTED, FINISHED = "run.started", "run.finished"
+STARTED, FINISHED = EventType.RUN_STARTED, EventType.RUN_FINISHED
 COUNTED_TYPES = (STARTED, *sorted(EVENT_TYPES))
 # An event id seen this long ago is settled: every transaction that could write a lower
 # one has ended (the journal's take milliseconds).

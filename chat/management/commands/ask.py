@@ -18,13 +18,13 @@ from django.db import DatabaseError, transaction
 
 from agents.cancel import CancelToken
 from agents.config import AgentConfig, ConfigError, OperatorLimits
-from agents.events import Event
+from agents.events import Event, EventType
 from agents.loop import RunDeps, answer_approval, start_run, stop_paused_run
 from agents.mcp import McpHub
 from agents.offline_model import OFFLINE_MODEL_NAME
 from agents.skills import UnknownSkillError, skill_named, skill_names
 from agents.state import RunStatus, TerminationReason
-from agents.subagents import DEFAULT_AGENT_TYPES, DELEGATE_TOOL, AgentType
+from agents.subagents import DEFAULT_AGENT_TYPES, DELEGATE_TOOL, AgentType, SubagentEvent
 from agents.tools import ToolRegistry
 from chat.models import UNSTORABLE, Run
 from chat.runner import model_for, model_name
@@ -298,29 +298,29 @@ class TranscriptPrinter(Printer):
 
     async def __call__(self, event: Event) -> None:
         kind = event["type"]
-        if kind == "run.started":
+        if kind == EventType.RUN_STARTED:
             self.out.write(f"[Oracle · {event['model']}]")
-        elif kind == "assistant.delta":
+        elif kind == EventType.ASSISTANT_DELTA:
             self.out.write(event["text"], ending="")
-        elif kind == "assistant.message" and not event["final"]:
+        elif kind == EventType.ASSISTANT_MESSAGE and not event["final"]:
             self.out.write("")
-        elif kind == "tool.call":
+        elif kind == EventType.TOOL_CALL:
             arguments = ", ".join(f"{k}={v!r}" for k, v in dict(event["arguments"]).items())
             self.out.write(f"  → {event['name']}({arguments})")
-        elif kind == "tool.result":
+        elif kind == EventType.TOOL_RESULT:
             mark = "←" if event["ok"] else "✗"
             self.out.write(f"  {mark} {event['content']}")
-        elif kind == "system.notice":
+        elif kind == EventType.SYSTEM_NOTICE:
             self.out.write(f"\n[System · {event['severity']}] {event['text']}")
-        elif kind == "subagent.started":
+        elif kind == SubagentEvent.STARTED:
             self.out.write(f"  ⇢ {event['agent_type']}: {event['task']}")
-        elif kind == "subagent.step" and event["event"]["type"] == "tool.call":
+        elif kind == SubagentEvent.STEP and event["event"]["type"] == EventType.TOOL_CALL:
             self.out.write(f"    · {event['event']['name']}")
-        elif kind == "subagent.finished":
+        elif kind == SubagentEvent.FINISHED:
             self.out.write(f"  ⇠ {event['agent_type']}: {event['label']}")
-        elif kind == "budget.extended":
+        elif kind == EventType.BUDGET_EXTENDED:
             self.out.write(f"[iteration limit raised from {event['from']} to {event['to']}]")
-        elif kind == "run.finished":
+        elif kind == EventType.RUN_FINISHED:
             calls = event["tool_calls"]
             self.out.write(
                 f"\n— {event['reason']} · {event['iterations']} iterations · "
