@@ -39,11 +39,17 @@ $(MCP_NPM): tests/mcp/package.json tests/mcp/package-lock.json
 
 # mypy's django-stubs plugin imports the settings: a REDIS_URL (never connected to)
 # keeps that from starting the embedded Redis.
+# The suite runs in TEST_WORKERS processes (pytest-xdist), a test file to each in turn;
+# tests/xdist_env.py gives each its own var folder (embedded Redis, SQLite files) and, on
+# a shared Redis, its own database numbers. `python -m` puts the checkout on sys.path
+# for that plugin, which must load before pytest-django reads the settings.
+TEST_WORKERS ?= 2
 test: $(VENV)/.installed-dev $(CHROMIUM) $(MCP_NPM)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	REDIS_URL=redis://127.0.0.1:6379/0 $(BIN)/mypy
-	ORACLE_VAR_DIR=$${ORACLE_VAR_DIR:-$(CURDIR)/var/test} $(BIN)/pytest
+	ORACLE_VAR_DIR=$${ORACLE_VAR_DIR:-$(CURDIR)/var/test} $(BIN)/python -m pytest \
+	  -p tests.xdist_env -n $(TEST_WORKERS) --dist loadfile --durations 10
 
 format: $(VENV)/.installed-dev
 	$(BIN)/ruff format .

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -41,6 +42,26 @@ def _test_settings(settings: Any) -> None:
     tests: the default hasher takes a quarter of a second a password here)."""
     settings.ORACLE_RATE_LIMITS = {name: GENEROUS for name in settings.ORACLE_RATE_LIMITS}
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def _migrated_rows(request: pytest.FixtureRequest) -> None:
+    """The rows the migrations seed (the subagent types' limits) are there in every test
+    that reads the database, as after `migrate`. A test on the real database
+    (`transactional_db`) empties every table when it ends, and a test that came after it
+    found none: in a file's order that was rare, across xdist's workers it is not."""
+    if "transactional_db" in request.fixturenames:
+        request.getfixturevalue("transactional_db")
+    elif "db" in request.fixturenames:
+        request.getfixturevalue("db")
+    elif request.node.get_closest_marker("django_db") is None:
+        return
+    from django.apps import apps
+
+    from settings_ui.models import AgentTypeLimits
+
+    if not AgentTypeLimits.objects.exists():
+        importlib.import_module("settings_ui.migrations.0002_subagent_types").seed(apps, None)
 
 
 @pytest.fixture
