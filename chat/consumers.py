@@ -24,8 +24,7 @@ from django.conf import settings
 
 from chat.fragments import RunView, stream_state
 from chat.live import database_read, hub
-from chat.models import Conversation, Run, RunEvent
-from chat.recorder import COUNTERS
+from chat.models import COUNTERS, Conversation, Run, RunEvent
 
 logger = logging.getLogger(__name__)
 MAX_FRAME_BYTES = 4096

@@ -9,7 +9,6 @@ now is left empty: the WebSocket replays its events into it, so nothing shows tw
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
 
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
@@ -17,7 +16,6 @@ from django.utils.safestring import SafeString, mark_safe
 from agents.endings import SPENDING_CAP
 from chat import fragments, selectors, subagents
 from chat.models import Conversation, Message, Role, Run
-from chat.recorder import COUNTERS
 from ops import caps
 
 
@@ -131,7 +129,7 @@ def _saved_message(message: Message, run: Run | None, *, latest: bool) -> str:
             element,
             message.content,
             message.termination_reason,
-            meta.get("usage") or (_run_counters(run) if run is not None else None),
+            meta.get("usage") or (run.counters if run is not None else None),
             run_id=str(run.pk) if run is not None and latest else "",
         )
     if message.role == Role.TOOL:
@@ -149,7 +147,3 @@ def _saved_message(message: Message, run: Run | None, *, latest: bool) -> str:
             attachments=meta.get("attachments"),
         )
     return fragments.system_message(element, meta, message.content)
-
-
-def _run_counters(run: Run) -> dict[str, Any]:
-    return {key: getattr(run, key) for key in COUNTERS}

@@ -106,6 +106,10 @@ class RunStatus(models.TextChoices):
     FINISHED = "finished"
 
 
+# A run's counters, as its fields, its events' and the gauges name them.
+COUNTERS = ("iterations", "tool_calls", "tokens", "cost_usd", "elapsed_ms")
+
+
 class Run(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="runs")
@@ -176,6 +180,11 @@ class Run(models.Model):
 
     def __str__(self) -> str:
         return f"Run {self.id} ({self.status})"
+
+    @property
+    def counters(self) -> dict[str, int | float]:
+        """What the run has used so far (saved at each checkpoint), by COUNTERS' names."""
+        return {name: getattr(self, name) for name in COUNTERS}
 
     @property
     def is_active(self) -> bool:

@@ -31,13 +31,12 @@ from django.utils import timezone
 from agents.events import EventType
 from chat import subagents
 from chat.live import encode, with_fresh_connection
-from chat.models import Conversation, Message, Role, Run, RunEvent
+from chat.models import COUNTERS, Conversation, Message, Role, Run, RunEvent
 from ops import limit_log
 
 logger = logging.getLogger(__name__)
 Publish = Callable[[str], Awaitable[Any]]  # sends one encoded message to every web process
 
-COUNTERS = ("iterations", "tool_calls", "tokens", "cost_usd", "elapsed_ms")
 # What a System message's row keeps of its `system.notice` event, besides the text. A
 # model's failure adds its kind (`problem`) and the provider's own words (`detail`, for
 # staff: the chat never shows them).

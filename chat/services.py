@@ -35,7 +35,7 @@ from chat.models import (
     RunEvent,
     RunStatus,
 )
-from chat.recorder import COUNTERS, NOTICE_FIELDS, cancel_key
+from chat.recorder import NOTICE_FIELDS, cancel_key
 from ops import caps, limit_log
 from ops.heartbeat import redis_client
 from oracle.celery import app as celery_app
@@ -346,14 +346,10 @@ def _write_cancelled_before_start(run: Run) -> list[Event]:
     conversation = Conversation.objects.select_for_update().get(pk=run.conversation_id)
     _, notice, finished = ending_events(
         TerminationReason.CANCELLED, hit=None, final_text="", failure_class=None,
-        counters=_counters(run), notice="Stopped before the Oracle started working.",
+        counters=run.counters, notice="Stopped before the Oracle started working.",
     )  # fmt: skip
     _save_notice(conversation, run, notice)
     return _append_events(run, [notice, finished])
-
-
-def _counters(run: Run) -> dict[str, int | float]:
-    return {field: getattr(run, field) for field in COUNTERS}
 
 
 def _save_notice(conversation: Conversation, run: Run, notice: Event) -> None:
@@ -606,7 +602,7 @@ def _write_interruption(run: Run, notice: str, hit: LimitHit | None) -> list[Eve
     partial.save()
     ending = ending_events(
         TerminationReason.INTERRUPTED, hit=hit, final_text=text, notice=notice,
-        counters=_counters(run), failure_class=FailureClass.TRANSIENT_INFRA,
+        counters=run.counters, failure_class=FailureClass.TRANSIENT_INFRA,
     )  # fmt: skip
     _save_notice(conversation, run, ending[1])
     return _append_events(run, [*_cut_off_tools(run), *ending])
