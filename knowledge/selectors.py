@@ -13,7 +13,6 @@ from django.http import Http404
 from knowledge import search
 from knowledge.models import Document
 from knowledge.search import SearchHit
-from knowledge.services import guide_ensure_once
 
 MAX_ID = 2**63 - 1
 
@@ -55,7 +54,6 @@ def document_id_from(value: object) -> int:
 
 def documents_for(user: User) -> QuerySet[Document]:
     """The user's documents, newest first, then the built-in guide (text left out)."""
-    guide_ensure_once()
     return (
         Document.objects.filter(_visible(user))
         .defer("text")
@@ -72,7 +70,6 @@ def document_get(*, user: User, document_id: object) -> Document:
 
 def search_passages(*, user: User, query: str, limit: int = 5) -> list[SearchHit]:
     """The passages of the user's documents and the guide that best answer `query`."""
-    guide_ensure_once()
     return search.search(search.query_terms(query), owner_id=user.pk, limit=limit)
 
 

@@ -7,7 +7,6 @@ follows them, knowledge/search.py): a file that fails anywhere leaves nothing.
 from __future__ import annotations
 
 import hashlib
-import threading
 from pathlib import Path, PurePath
 
 from django.conf import settings
@@ -156,23 +155,3 @@ def ensure_guide(*, using: str = DEFAULT_DB_ALIAS) -> Document:
     except IntegrityError:  # another process indexed it at the same moment
         return documents.get()
     return guide
-
-
-_guide_lock = threading.Lock()
-_guide_checked = False
-
-
-def guide_ensure_once() -> None:
-    """Index the guide if it is missing, the first time a process lists or searches.
-
-    `migrate` indexes it (post_migrate); this covers a database emptied since, as a
-    test's flush does. Later calls cost nothing.
-    """
-    global _guide_checked
-    if _guide_checked:
-        return
-    with _guide_lock:
-        if not _guide_checked:
-            if not Document.objects.filter(owner__isnull=True).exists():
-                ensure_guide()
-            _guide_checked = True

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+from django.core.management import call_command
 
 from agents.config import FIELDS
 from agents.skills import SKILLS
@@ -55,11 +57,14 @@ def test_a_changed_guide_is_indexed_again_under_the_same_id(
     assert indexed_passage_ids("quagga") and not indexed_passage_ids("iteration")
 
 
-def test_a_missing_guide_comes_back_when_documents_are_listed(
-    alice: User, monkeypatch: pytest.MonkeyPatch
+def test_listing_and_searching_write_nothing_and_migrate_brings_a_missing_guide_back(
+    alice: User, django_assert_num_queries: Any
 ) -> None:
     Document.objects.filter(owner__isnull=True).delete()
-    monkeypatch.setattr(services, "_guide_checked", False)
+    with django_assert_num_queries(1):  # one read, nothing written
+        assert list(documents_for(alice)) == []
+
+    call_command("migrate", verbosity=0)  # as `make run` does at every start
 
     assert [d.title for d in documents_for(alice)] == ["Oracle user guide"]
     assert search_passages(user=alice, query="iteration limit")
