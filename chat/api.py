@@ -159,7 +159,6 @@ def conversation_messages(request: AuthenticatedHttpRequest, conversation_id: st
 
 
 def _run_or_404(request: HttpRequest, run_id: str) -> Run:
-    services.runs_mark_interrupted()
     return selectors.run_get(user=request.user, run_id=run_id)
 
 
