@@ -122,7 +122,7 @@ class RunHost:
         asyncio.run_coroutine_threadsafe(self._warm_up(), self._started())
 
     async def _warm_up(self) -> None:
-        from chat.runner import model_for
+        from chat.engine import model_for
 
         # Each database thread's connection, and the Redis client's.
         await asyncio.gather(
@@ -284,7 +284,7 @@ class RunHost:
 
     async def _retitle(self, run_id: str) -> None:
         """After a conversation's first answer, its model names it (chat.services)."""
-        from chat.runner import model_for
+        from chat.engine import model_for
 
         try:
             wanted = await self.claims(services.title_wanted, run_id=run_id)

@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
-from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
@@ -33,13 +31,12 @@ from agents.loop import (
     start_run,
     stop_paused_run,
 )
-from agents.model import Model
-from agents.offline_model import OFFLINE_MODEL_NAME, OfflineModel
 from agents.skills import skill_named
 from agents.state import AgentState
 from agents.state import RunStatus as EngineStatus
 from agents.subagents import DELEGATE_TOOL, AgentType
-from chat.models import Conversation, Message, Role, Run, RunStatus
+from chat.engine import model_for, model_name_for, user_config
+from chat.models import Message, Role, Run, RunStatus
 from chat.recorder import RunRecorder
 from chat.tools import run_tools
 from ops.caps import run_cost_limits
@@ -69,13 +66,6 @@ class _Hooks(TypedDict):
     on_event: EventSink
     cancel: CancelToken
     on_checkpoint: CheckpointSink
-
-
-def execute_run(run_id: str) -> None:
-    """Hand the run to this process's run host (which claims it) and return."""
-    from chat.host import run_host
-
-    run_host().submit(run_id)
 
 
 async def drive(job: Job, recorder: RunRecorder, cancel: CancelToken) -> RunResult:
@@ -124,32 +114,6 @@ async def _drive(job: Job, deps: RunDeps, recorder: RunRecorder, cancel: CancelT
     raise ValueError(f"unknown run action {job.action!r}")
 
 
-def model_name(config: AgentConfig) -> str:
-    """The model a run uses: the user's choice, else the server's ("" = offline)."""
-    return config.model or settings.ORACLE_MODEL
-
-
-def model_name_for(conversation: Conversation, *, user_choice: str) -> str:
-    """The model a conversation's run uses: the one picked for the conversation, else
-    the user's choice in their settings, else the server's ("" = offline)."""
-    return conversation.model or user_choice or settings.ORACLE_MODEL
-
-
-def model_for(name: str, *, read_pause: Callable[[], float] | None = None) -> Model:
-    """The model called `name` (a LiteLLM model string), or the built-in offline model
-    when `name` is empty or names it. Callers pass the user's choice, else the server's;
-    a run passes its journal's `read_pause` (see `LiteLLMModel`)."""
-    if not name or name == OFFLINE_MODEL_NAME:
-        return OfflineModel()
-    # Imported here: LiteLLM takes seconds to import and the offline model needs none of it.
-    from agents.litellm_model import LiteLLMModel
-
-    return LiteLLMModel(
-        name, api_base=settings.ORACLE_API_BASE or None, api_key=settings.ORACLE_API_KEY or None,
-        read_pause=read_pause,
-    )  # fmt: skip
-
-
 def outcome(result: RunResult) -> dict[str, Any]:
     state = result.state
     paused = state.status is EngineStatus.PAUSED
@@ -162,15 +126,6 @@ def outcome(result: RunResult) -> dict[str, Any]:
         **state.counters(),
         "finished_at": None if paused else timezone.now(),
     }
-
-
-def user_config(user: Any) -> tuple[AgentConfig, OperatorLimits]:
-    """The settings a run starts (or continues) with: the user's, at this moment."""
-    try:
-        from settings_ui.services import agent_config_for, operator_limits
-    except ImportError:  # the settings app is not there yet
-        return AgentConfig(), OperatorLimits()
-    return agent_config_for(user=user), operator_limits()
 
 
 def claim(run_id: str) -> Job | None:

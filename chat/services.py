@@ -218,7 +218,7 @@ class TitleRequest:
 def title_wanted(*, run_id: str) -> TitleRequest | None:
     """The conversation's first run completed and nobody named it yet: the model may.
     None when automatic titles are off, or the built-in offline model answered."""
-    from chat.runner import model_name_for, user_config
+    from chat.engine import model_name_for, user_config
 
     if not settings.ORACLE_AUTO_TITLES:
         return None
@@ -635,7 +635,7 @@ def _cut_off_usage(run: Run, streamed: str) -> tuple[int, float]:
     """Tokens and cost of the model call that the interruption cut off, estimated: its
     provider sends the usage only at the end. The prompt is the run's last checkpoint."""
     from agents.state import AgentState
-    from chat.runner import model_for, model_name_for, user_config
+    from chat.engine import model_for, model_name_for, user_config
 
     try:
         choice = user_config(run.conversation.owner)[0].model

@@ -2,12 +2,14 @@ from __future__ import annotations
 
 from celery import shared_task
 
-# Imported when the worker starts, not inside the first run: LiteLLM takes seconds to load.
+# Imported when the worker starts, not inside the first run: LiteLLM takes seconds to
+# load, and the engine's loop (through chat.runner) a while too.
 import agents.litellm_model  # noqa: F401
-from chat import runner
+import chat.runner  # noqa: F401
+from chat.host import run_host
 
 
 @shared_task(name="chat.execute_run", ignore_result=True)
 def execute_run_task(run_id: str) -> None:
     """Drive one queued run (start, continue, resume or stop) in this worker."""
-    runner.execute_run(run_id)
+    run_host().submit(run_id)  # the host claims it; this thread returns at once

@@ -25,7 +25,7 @@ from chat.models import Conversation, Run, RunStatus
 def _model_picker(user: Any, conversation: Conversation | None) -> dict[str, Any]:
     """The models this conversation may use, the one it uses, and whether that is the
     built-in offline model."""
-    from chat.runner import model_name, user_config
+    from chat.engine import model_name, user_config
     from settings_ui.policy import OFFLINE_MODEL_LABEL, allowed_models
 
     default = model_name(user_config(user)[0])  # the user's choice, else the server's

@@ -9,8 +9,9 @@ from django.contrib.auth.models import User
 from django.test import Client, override_settings
 
 from chat import services
+from chat.engine import model_name_for
 from chat.models import Conversation, Message, Role, Run, RunStatus
-from chat.runner import claim, model_name_for
+from chat.runner import claim
 from chat.services import conversation_create, message_post
 
 pytestmark = pytest.mark.django_db(transaction=True)

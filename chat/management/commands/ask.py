@@ -26,8 +26,8 @@ from agents.skills import UnknownSkillError, skill_named, skill_names
 from agents.state import RunStatus, TerminationReason
 from agents.subagents import DEFAULT_AGENT_TYPES, DELEGATE_TOOL, AgentType, SubagentEvent
 from agents.tools import ToolRegistry
+from chat.engine import model_for, model_name
 from chat.models import UNSTORABLE, Run
-from chat.runner import model_for, model_name
 from chat.tools import run_tools
 from ops.caps import daily_cost_limits
 from ops.models import SpendCaps

@@ -1,0 +1,50 @@
+"""What a run is made of, for every side that starts one: which model it calls, and the
+user's settings it runs under (the worker's claim, the page's model picker, `ask`, the
+retitling of a conversation). The engine's loop is imported by `chat.runner` alone."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.conf import settings
+
+from agents.config import AgentConfig, OperatorLimits
+from agents.model import Model
+from agents.offline_model import OFFLINE_MODEL_NAME, OfflineModel
+from chat.models import Conversation
+
+
+def model_name(config: AgentConfig) -> str:
+    """The model a run uses: the user's choice, else the server's ("" = offline)."""
+    return config.model or settings.ORACLE_MODEL
+
+
+def model_name_for(conversation: Conversation, *, user_choice: str) -> str:
+    """The model a conversation's run uses: the one picked for the conversation, else
+    the user's choice in their settings, else the server's ("" = offline)."""
+    return conversation.model or user_choice or settings.ORACLE_MODEL
+
+
+def model_for(name: str, *, read_pause: Callable[[], float] | None = None) -> Model:
+    """The model called `name` (a LiteLLM model string), or the built-in offline model
+    when `name` is empty or names it. Callers pass the user's choice, else the server's;
+    a run passes its journal's `read_pause` (see `LiteLLMModel`)."""
+    if not name or name == OFFLINE_MODEL_NAME:
+        return OfflineModel()
+    # Imported here: LiteLLM takes seconds to import and the offline model needs none of it.
+    from agents.litellm_model import LiteLLMModel
+
+    return LiteLLMModel(
+        name, api_base=settings.ORACLE_API_BASE or None, api_key=settings.ORACLE_API_KEY or None,
+        read_pause=read_pause,
+    )  # fmt: skip
+
+
+def user_config(user: Any) -> tuple[AgentConfig, OperatorLimits]:
+    """The settings a run starts (or continues) with: the user's, at this moment."""
+    try:
+        from settings_ui.services import agent_config_for, operator_limits
+    except ImportError:  # the settings app is not there yet
+        return AgentConfig(), OperatorLimits()
+    return agent_config_for(user=user), operator_limits()
