@@ -108,6 +108,7 @@ def test_a_port_already_taken_is_refused_in_words(tmp_path: Path) -> None:
 
     assert finished.returncode != 0
     assert f"Cannot listen on 127.0.0.1:{port}: Address already in use." in finished.stderr
+    assert processes.processes_mentioning(str(tmp_path)) == []  # its embedded Redis too
 
 
 def _children(pid: int) -> dict[int, str]:

@@ -112,7 +112,12 @@ class Command(BaseCommand):
         else:
             self.stdout.write("Using Redis at REDIS_URL.")
 
-        listener = _listen(host, port)
+        try:
+            listener = _listen(host, port)
+        except CommandError:
+            if settings.EMBEDDED_REDIS_STARTED_HERE:  # nothing of ours is left running
+                embedded_redis_for(settings.VAR_DIR).stop()
+            raise
         # Every daphne accepts on the one socket this process listens on (the kernel
         # hands each connection to one of them), so that a page, a post and a stream
         # use all the cores: one process runs Python on one core at a time.
