@@ -159,6 +159,7 @@ def conversation_messages(request: AuthenticatedHttpRequest, conversation_id: st
 
 
 def _run_or_404(request: HttpRequest, run_id: str) -> Run:
+    services.runs_mark_interrupted()
     return selectors.run_get(user=request.user, run_id=run_id)
 
 

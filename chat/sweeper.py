@@ -1,7 +1,6 @@
 """Every worker looks, every few seconds, for runs whose worker died (no heartbeat),
-and marks them `interrupted` so their owners see it and can Resume them. Only the
-sweeper does: pages and the API read a run and never write it (with no worker left,
-nothing would run a Resume either, and a worker that starts sweeps within seconds).
+and marks them `interrupted` so their owners see it and can Resume them. Pages and
+the API look too when asked about a run, so this also works with no worker left.
 
 It also takes runs that stayed `queued` with no task behind them (posted while the
 broker was away, or lost with its data): the claim makes sure each runs once.

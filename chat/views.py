@@ -94,6 +94,7 @@ def conversation_new(request: AuthenticatedHttpRequest) -> HttpResponse:
 @require_GET
 def conversation_page(request: AuthenticatedHttpRequest, conversation_id: str) -> HttpResponse:
     conversation = selectors.conversation_get(user=request.user, conversation_id=conversation_id)
+    services.runs_mark_interrupted()
     active = conversation.runs.filter(status__in=services.ACTIVE).first()
     latest = active or conversation.runs.order_by("-created_at").first()
     return _page(
