@@ -15,11 +15,6 @@ from agents.offline_model import OFFLINE_MODEL_NAME, OfflineModel
 from chat.models import Conversation
 
 
-def model_name(config: AgentConfig) -> str:
-    """The model a run uses: the user's choice, else the server's ("" = offline)."""
-    return config.model or settings.ORACLE_MODEL
-
-
 def model_name_for(conversation: Conversation, *, user_choice: str) -> str:
     """The model a conversation's run uses: the one picked for the conversation, else
     the user's choice in their settings, else the server's ("" = offline)."""

@@ -25,10 +25,10 @@ from chat.models import Conversation, Run, RunStatus
 def _model_picker(user: Any, conversation: Conversation | None) -> dict[str, Any]:
     """The models this conversation may use, the one it uses, and whether that is the
     built-in offline model."""
-    from chat.engine import model_name, user_config
-    from settings_ui.policy import OFFLINE_MODEL_LABEL, allowed_models
+    from chat.engine import user_config
+    from settings_ui.policy import OFFLINE_MODEL_LABEL, allowed_models, effective_model
 
-    default = model_name(user_config(user)[0])  # the user's choice, else the server's
+    default = effective_model(user_config(user)[0])  # the user's choice, else the server's
     picked = conversation.model if conversation else ""
     used = picked or default
     options = [("", f"Default ({default or OFFLINE_MODEL_LABEL})")]

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from django.db.models import Model
 
 from agents.events import EventType
-from agents.subagents import MAIN_AGENT
+from agents.subagents import MAIN_AGENT, SubagentEvent
 
 if TYPE_CHECKING:
     from chat.models import Run
@@ -40,7 +40,7 @@ errors = logging.getLogger(__name__)
 
 COMPLETED = "completed"
 APPROVAL = "approval"  # agents.loop.APPROVAL: the reason of a pause for the user's approval
-SUBAGENT_FINISHED = "subagent.finished"
+SUBAGENT_FINISHED = SubagentEvent.FINISHED
 # The types the recorder hands over. A set, tested first: `assistant.delta` (most of a
 # run's events) must cost nothing more than this lookup.
 EVENT_TYPES = frozenset(
@@ -91,7 +91,7 @@ def build_line(run: Run, event: dict[str, Any], counters: dict[str, Any]) -> dic
         if kind == EventType.RUN_FINISHED:
             counters = event
         elif not counters:  # nothing checkpointed yet this round: the run's saved totals
-            counters = {key: getattr(run, key, 0) for key in (*COUNTER_KEYS, "elapsed_ms")}
+            counters = run.counters
     shown = {key: counters.get(key, 0) for key in COUNTER_KEYS}
     elapsed_s = round((counters.get("elapsed_ms") or 0) / 1000, 3)
     line: dict[str, Any] = {

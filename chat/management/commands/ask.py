@@ -26,12 +26,12 @@ from agents.skills import UnknownSkillError, skill_named, skill_names
 from agents.state import RunStatus, TerminationReason
 from agents.subagents import DEFAULT_AGENT_TYPES, DELEGATE_TOOL, AgentType, SubagentEvent
 from agents.tools import ToolRegistry
-from chat.engine import model_for, model_name
+from chat.engine import model_for
 from chat.models import UNSTORABLE, Run
 from chat.tools import run_tools
 from ops.caps import daily_cost_limits
 from ops.models import SpendCaps
-from settings_ui.policy import config_from_raw
+from settings_ui.policy import config_from_raw, effective_model
 from settings_ui.selectors import subagent_types
 from settings_ui.services import agent_config_for, operator_limits
 
@@ -130,7 +130,7 @@ class Command(BaseCommand):
             for line in listed:
                 self.stdout.write(line)
             return
-        model = model_for(model_name(config))
+        model = model_for(effective_model(config))
         # The daily spending caps hold here too: the user's with --user, the site's always.
         # (What a run here spends is not kept, so it does not count toward them.)
         limits = _limits(user.pk if user is not None else None)
