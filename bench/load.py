@@ -528,12 +528,15 @@ def clients_in_processes(
             break
         for k, pipe in enumerate(pipes):
             if k not in results and pipe.poll(0.2):
-                with contextlib.suppress(EOFError):
+                try:
                     results[k] = pipe.recv()
+                except EOFError:  # it died without a word: its clients count as lost
+                    results[k] = None
     for process in processes:
         if process.is_alive() and len(results) < len(processes):
             process.kill()
         process.join(timeout=10)
+    results = {k: result for k, result in results.items() if result is not None}
     done = {c.number: c for result in results.values() for c in result[1]}
     every = [done.get(c.number, c) for c in clients]
     lags = [lag for result in results.values() for lag in result[2]]
@@ -1063,6 +1066,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.mcp_calls < 0:
         parser.error("--mcp-calls must be 0 or more")
+    if args.web_processes < 1 or args.workers < 1:
+        parser.error("--web-processes and --workers must be at least 1")
     if args.client_processes < 1 or args.client_processes > args.n:
         parser.error("--client-processes must be between 1 and --n")
     if args.n < 1 or args.tokens < 1 or args.interval < 0 or args.timeout <= 0:
