@@ -12,6 +12,7 @@ from uuid import UUID
 from asgiref.sync import sync_to_async
 from django.contrib.auth.decorators import login_not_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 
 from accounts.http import AuthenticatedHttpRequest
@@ -19,8 +20,8 @@ from agents.events import EventType
 from agents.skills import Skill, skills
 from chat import selectors, services
 from chat.api_auth import api_endpoint, authenticate, error
-from chat.live import database_read, hub, release_connection
 from chat.models import UNSTORABLE, Conversation, Message, Run, RunEvent, RunStatus
+from runs.live import database_read, hub, release_connection
 
 MAX_BODY_BYTES = 256 * 1024
 EVENT_NUMBER = re.compile("[0-9]{1,18}")  # ASCII digits: str.isdigit() takes "²" too
@@ -83,6 +84,8 @@ def run_json(run: Run) -> dict[str, Any]:
         "created_at": run.created_at.isoformat(),
         "finished_at": run.finished_at.isoformat() if run.finished_at else None,
         "pending_approval": run.pending_approval,
+        # Its worker went silent; a worker's sweeper will record it interrupted and resume it.
+        "lost": run.is_lost(timezone.now()),
     }
 
 
@@ -159,7 +162,6 @@ def conversation_messages(request: AuthenticatedHttpRequest, conversation_id: st
 
 
 def _run_or_404(request: HttpRequest, run_id: str) -> Run:
-    services.runs_mark_interrupted()
     return selectors.run_get(user=request.user, run_id=run_id)
 
 

@@ -23,8 +23,8 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 
 from chat.fragments import RunView, stream_state
-from chat.live import database_read, hub
 from chat.models import COUNTERS, Conversation, Run, RunEvent
+from runs.live import database_read, hub
 
 logger = logging.getLogger(__name__)
 MAX_FRAME_BYTES = 4096

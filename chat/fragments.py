@@ -25,9 +25,9 @@ from agents.loop import APPROVAL
 from agents.model import ModelProblem
 from agents.state import Metric, TerminationReason
 from agents.wording import reason_label
-from chat import subagents
 from chat.rendering import render_markdown
 from chat.streaming import StreamingAnswer
+from runs import subagents
 
 
 def _render(template: str, **context: Any) -> SafeString:

@@ -14,9 +14,10 @@ from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
 
 from agents.endings import SPENDING_CAP
-from chat import fragments, selectors, subagents
+from chat import fragments, selectors
 from chat.models import Conversation, Message, Role, Run
 from ops import caps
+from runs import subagents
 
 
 def history_html(conversation: Conversation, active: Run | None) -> SafeString:

@@ -12,6 +12,7 @@ import hashlib
 import re
 import secrets
 import uuid
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -53,6 +54,12 @@ class Conversation(models.Model):
 
     def __str__(self) -> str:
         return self.title or f"Conversation {self.id}"
+
+    def next_seq(self, *also: str) -> int:
+        """The conversation's next message number, saved (with the fields `also` names)."""
+        self.last_message_seq += 1
+        self.save(update_fields=["last_message_seq", "updated_at", *also])
+        return self.last_message_seq
 
 
 class Role(models.TextChoices):
@@ -206,6 +213,17 @@ class Run(models.Model):
     def can_resume(self) -> bool:
         """Whether Resume picks this run up where its worker left it."""
         return self.status == RunStatus.FINISHED and self.reason == TerminationReason.INTERRUPTED
+
+    def is_lost(self, now: datetime) -> bool:
+        """Whether the worker running this run has been silent for longer than allowed
+        (`ORACLE_RUN_HEARTBEAT_TIMEOUT`): a read can show it before a worker's sweeper
+        records it as interrupted (reads never write)."""
+        limit = timedelta(seconds=settings.ORACLE_RUN_HEARTBEAT_TIMEOUT)
+        return (
+            self.status == RunStatus.RUNNING
+            and self.heartbeat_at is not None
+            and self.heartbeat_at < now - limit
+        )
 
 
 class RunEvent(models.Model):

@@ -25,7 +25,7 @@ from chat.models import Conversation, Run, RunStatus
 def _model_picker(user: Any, conversation: Conversation | None) -> dict[str, Any]:
     """The models this conversation may use, the one it uses, and whether that is the
     built-in offline model."""
-    from chat.engine import user_config
+    from runs.engine import user_config
     from settings_ui.policy import OFFLINE_MODEL_LABEL, allowed_models, effective_model
 
     default = effective_model(user_config(user)[0])  # the user's choice, else the server's
@@ -94,7 +94,6 @@ def conversation_new(request: AuthenticatedHttpRequest) -> HttpResponse:
 @require_GET
 def conversation_page(request: AuthenticatedHttpRequest, conversation_id: str) -> HttpResponse:
     conversation = selectors.conversation_get(user=request.user, conversation_id=conversation_id)
-    services.runs_mark_interrupted()
     active = conversation.runs.filter(status__in=services.ACTIVE).first()
     latest = active or conversation.runs.order_by("-created_at").first()
     return _page(

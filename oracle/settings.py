@@ -97,6 +97,7 @@ INSTALLED_APPS = [
     "accounts",
     "ops",
     "chat",
+    "runs",
     "settings_ui",
     "knowledge",
     "dashboard",
@@ -225,7 +226,7 @@ CACHES = {
     }
 }
 
-# Live events go through Redis pub/sub (chat/live.py), not a Channels layer.
+# Live events go through Redis pub/sub (runs/live.py), not a Channels layer.
 
 # --- Celery ------------------------------------------------------------------
 # Agent runs are long and I/O-bound; the worker uses the thread pool (see README).
@@ -240,7 +241,7 @@ CELERY_TASK_SOFT_TIME_LIMIT = 840
 # A task only hands its run to the worker's run host and returns. What keeps a run
 # from being lost is its row, not the broker: a run still queued after
 # QUEUED_GRACE_SECONDS is sent again by a worker's sweeper, and a running one whose
-# heartbeat stops is resumed (chat.sweeper). So the broker keeps no copy of a task
+# heartbeat stops is resumed (runs.sweeper). So the broker keeps no copy of a task
 # until it is acknowledged: kombu's ack emulation wrote one (a MULTI on receipt,
 # another on the ack), about a fifth of the worker's CPU for each run it started,
 # and would only have delivered a lost task again an hour later (bench/README.md).
@@ -253,7 +254,7 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # A worker whose broker went away keeps trying to reconnect, for as long as it takes.
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
-# Tasks only hand a run to the process's run host (chat.host) and return at once, so
+# Tasks only hand a run to the process's run host (runs.host) and return at once, so
 # few threads are needed; the host holds up to ORACLE_WORKER_MAX_RUNS runs at a time.
 ORACLE_WORKER_CONCURRENCY = env.int("ORACLE_WORKER_CONCURRENCY", default=4)
 # `manage.py serve`: daphne and Celery worker processes (each runs Python on one core).

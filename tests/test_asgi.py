@@ -142,7 +142,7 @@ import django
 django.setup()
 from kombu import Connection
 from ops.handler import warm_up
-from chat.services import _Sent
+from runs.queue import _Sent
 from oracle.celery import app
 
 warm_up().result(timeout=30)
@@ -150,7 +150,7 @@ connected = []
 factory = Connection._connection_factory
 Connection._connection_factory = lambda self, *a, **k: connected.append(1) or factory(self, *a, **k)
 warmed = set(sys.modules)
-app.send_task(  # as a post sends its run (chat.services), to a queue of its own
+app.send_task(  # as a post sends its run (runs.queue), to a queue of its own
     "oracle.nothing", queue="oracle-test-warm-up", retry=False, ignore_result=True,
     result_cls=_Sent,
 )

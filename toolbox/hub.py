@@ -38,7 +38,7 @@ _hubs = weakref.WeakKeyDictionary()
 def new_hub(only: Collection[str] | None = None) -> McpHub:
     """A hub of the configured servers (of `only`, when given), not started; its tools
     take names no built-in tool has."""
-    from chat.tools import builtin_names
+    from runs.tools import builtin_names
 
     return McpHub(
         [s for s in configured().servers if only is None or s.name in only],
@@ -90,7 +90,7 @@ async def publish(hub: McpHub) -> None:
         return
     _published[id(hub)] = rows
     tools = hub.tools()
-    from chat.live import with_fresh_connection
+    from runs.live import with_fresh_connection
 
     try:
         await asyncio.to_thread(with_fresh_connection, record_status, rows, tools)

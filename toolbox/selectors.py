@@ -8,7 +8,7 @@ from typing import Any
 from django.conf import settings
 
 from agents.mcp_config import McpServerConfig, shown_url
-from chat.tools import run_tools
+from runs.tools import run_tools
 from toolbox.hub import configured
 from toolbox.models import McpServerStatus, ToolPreferences
 

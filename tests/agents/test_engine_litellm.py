@@ -351,7 +351,7 @@ asyncio.run(main())
 
 
 def test_warming_up_asks_no_provider_and_leaves_the_first_call_nothing_to_load(server):
-    """A worker warms its model up as it starts (chat.host): the first user's first
+    """A worker warms its model up as it starts (runs.host): the first user's first
     word then waits for no import. The warm-up itself never reaches the provider."""
     import subprocess
     import sys

@@ -13,15 +13,9 @@ from django.utils import timezone
 from agents.offline_model import OfflineModel
 from agents.state import AgentState
 from chat.models import Message, Role, Run, RunEvent, RunStatus
-from chat.runner import claim
-from chat.services import (
-    FAILED_NOTICE,
-    conversation_create,
-    run_cancel,
-    run_continue,
-    run_interrupt,
-    runs_mark_interrupted,
-)
+from chat.services import conversation_create, run_cancel, run_continue
+from runs.interruptions import FAILED_NOTICE, run_interrupt, runs_mark_interrupted
+from runs.runner import claim
 
 pytestmark = pytest.mark.django_db(transaction=True)
 QUESTION = {"role": "user", "content": "Q"}

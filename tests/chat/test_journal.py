@@ -12,8 +12,8 @@ from asgiref.sync import sync_to_async
 from django.contrib.auth.models import User
 
 from chat.models import Message, Role, Run, RunEvent, RunStatus
-from chat.recorder import DatabaseThread, Journal, RunRecorder
 from chat.services import conversation_create
+from runs.recorder import DatabaseThread, Journal, RunRecorder
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -246,7 +246,7 @@ async def test_a_write_given_back_keeps_the_rows_it_had_to_write_whole(alice: Us
 
 
 def _written(recorder: RunRecorder, batch: Any) -> None:
-    from chat.recorder import _write_all
+    from runs.recorder import _write_all
 
     (created,) = _write_all([batch])
     recorder.written(batch, created)

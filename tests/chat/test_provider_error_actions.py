@@ -18,8 +18,8 @@ from agents.testing.fake_server import FakeServer
 from agents.tree import DefaultDecisionTree
 from chat.fragments import RunView, run_actions, system_message
 from chat.models import Message, Role, Run, RunStatus
-from chat.recorder import RunRecorder
 from chat.services import conversation_create
+from runs.recorder import RunRecorder
 
 REFUSED_KEY = {"status": 401, "body": {"error": {"message": "Incorrect API key provided"}}}
 SERVER_ERROR = {"status": 500, "body": {"error": {"message": "vLLM fell over"}}}

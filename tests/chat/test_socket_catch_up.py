@@ -15,10 +15,10 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from chat.consumers import CATCH_UP_SECONDS
-from chat.live import publish_now
 from chat.models import Message, Role, Run, RunEvent, RunStatus
 from chat.services import conversation_create
 from oracle.asgi import application
+from runs.live import publish_now
 
 pytestmark = pytest.mark.django_db(transaction=True)
 SAME_ORIGIN = [(b"origin", b"http://localhost"), (b"host", b"localhost")]

@@ -9,10 +9,10 @@ from django.contrib.auth.models import User
 from django.test import Client, override_settings
 
 from chat import services
-from chat.engine import model_name_for
 from chat.models import Conversation, Message, Role, Run, RunStatus
-from chat.runner import claim
 from chat.services import conversation_create, message_post
+from runs.engine import model_name_for
+from runs.runner import claim
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -34,7 +34,7 @@ def answered(conversation: Conversation, question: str, answer: str) -> tuple[Me
 
 def next_seq(conversation: Conversation) -> int:
     conversation.refresh_from_db()
-    return services._next_seq(conversation)
+    return conversation.next_seq()
 
 
 def history_of(run: Run) -> list[dict[str, str]]:

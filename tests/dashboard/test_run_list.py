@@ -119,7 +119,7 @@ def test_a_bad_filter_is_a_clear_400(staff_client: Client, query: str) -> None:
 
 def test_a_claimed_run_keeps_the_limit_action_it_runs_under(db: None) -> None:
     from chat.models import Conversation, Message, Role, Run
-    from chat.runner import claim
+    from runs.runner import claim
     from settings_ui.services import agent_config_update
 
     owner = User.objects.create_user("claimer")

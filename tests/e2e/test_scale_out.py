@@ -4,7 +4,7 @@ same live run; a run whose worker is killed finishes on the other; a hundred run
 spread over both workers, each run once.
 
 Which worker ran a round of a run is in the workers' logs ("run <id>: claimed to
-<action> (lease <n>)"; `chat.host`), and how it ended in their limit log lines."""
+<action> (lease <n>)"; `runs.host`), and how it ended in their limit log lines."""
 
 from __future__ import annotations
 
@@ -158,7 +158,7 @@ def test_a_hundred_runs_spread_over_both_workers_each_run_once(
     with ThreadPoolExecutor(8) as pool:
         posted = list(pool.map(post, range(RUNS)))
     run_ids = {run_id for _, run_id in posted}
-    # Each ending is logged as it happens, and saved within a tick (`chat.recorder`).
+    # Each ending is logged as it happens, and saved within a tick (`runs.recorder`).
     processes.wait_for(lambda: run_ids <= set(endings(two_by_two)), 120, interval=0.5)
     saved = processes.wait_for(all_finished, 30, interval=0.5)
     took = time.monotonic() - started

@@ -1,5 +1,5 @@
 """The built-in offline model answers from the real knowledge base, as a run does: the
-tools a run gets (`chat.tools.run_tools`), the database's search, quoted sources."""
+tools a run gets (`runs.tools.run_tools`), the database's search, quoted sources."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from agents.events import EventCollector
 from agents.loop import RunDeps, RunResult, start_run
 from agents.offline_model import OfflineModel
 from agents.tree import create_tree
-from chat.tools import run_tools
+from runs.tools import run_tools
 from tests.knowledge.conftest import upload
 
 pytestmark = pytest.mark.django_db(transaction=True)

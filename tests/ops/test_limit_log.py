@@ -20,8 +20,8 @@ from django.contrib.auth.models import User
 from agents.state import AgentState
 from agents.testing.fake_server import FakeServer
 from chat.models import Conversation, Run, RunStatus
-from chat.recorder import RunRecorder
 from ops import limit_log
+from runs.recorder import RunRecorder
 from tests import processes
 from tests.e2e.test_runs_api import sse_events, start_conversation, wait_until_finished
 from tests.stack import OracleStack
@@ -399,7 +399,8 @@ def test_a_helper_stopped_at_its_token_limit_is_logged_with_its_type(
 
 @pytest.mark.django_db(transaction=True)
 def test_a_run_whose_worker_was_lost_logs_its_interrupted_ending_once(lines: Lines) -> None:
-    from chat.services import conversation_create, run_interrupt
+    from chat.services import conversation_create
+    from runs.interruptions import run_interrupt
 
     alice = User.objects.create_user("alice-lost")
     conversation = conversation_create(owner=alice)

@@ -16,9 +16,9 @@ from agents.config import OperatorLimits
 from agents.state import AgentState
 from agents.testing.fake_server import FakeServer
 from chat.models import Conversation, Message, Role, Run, RunStatus
-from chat.runner import claim
 from ops.caps import run_cost_limits, site_spend_today, user_spend_today
 from ops.models import SpendCaps
+from runs.runner import claim
 from tests.e2e.test_runs_api import start_conversation, wait_until_finished
 from tests.stack import OracleStack
 

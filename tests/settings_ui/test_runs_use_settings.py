@@ -1,6 +1,6 @@
 """Runs take the user's settings when they start, and again when they continue.
 
-The settings come through `chat.engine.user_config`, the function the chat's
+The settings come through `runs.engine.user_config`, the function the chat's
 run task calls; the model is the scripted fake, which calls a tool forever.
 """
 
@@ -16,7 +16,7 @@ from agents.loop import RunDeps, RunResult, continue_run, start_run
 from agents.state import AgentState, RunStatus
 from agents.testing.scripted import ScriptedModel, tool_loop
 from agents.tree import create_tree
-from chat.engine import user_config
+from runs.engine import user_config
 
 CALCULATE_FOREVER = tool_loop("calculator", lambda i: {"expression": f"{i} + 1"})
 

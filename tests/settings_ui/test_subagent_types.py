@@ -8,7 +8,7 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.test import Client
 
-from chat.tools import run_tools
+from runs.tools import run_tools
 from settings_ui.models import AgentTypeLimits
 from settings_ui.selectors import subagent_types
 

@@ -20,7 +20,7 @@ from django.test import Client, override_settings
 
 from agents.mcp import McpHub, McpTool
 from agents.mcp_config import load_mcp_config
-from chat.tools import builtin_names
+from runs.tools import builtin_names
 from tests.mcp.served import free_port, mcp_testing_server, mcp_time_server
 from toolbox.hub import configured, record_status
 from toolbox.models import McpServerStatus, ToolPreferences

@@ -26,11 +26,11 @@ from agents.skills import UnknownSkillError, skill_named, skill_names
 from agents.state import RunStatus, TerminationReason
 from agents.subagents import DEFAULT_AGENT_TYPES, DELEGATE_TOOL, AgentType, SubagentEvent
 from agents.tools import ToolRegistry
-from chat.engine import model_for
 from chat.models import UNSTORABLE, Run
-from chat.tools import run_tools
 from ops.caps import daily_cost_limits
 from ops.models import SpendCaps
+from runs.engine import model_for
+from runs.tools import run_tools
 from settings_ui.policy import config_from_raw, effective_model
 from settings_ui.selectors import subagent_types
 from settings_ui.services import agent_config_for, operator_limits

@@ -1,6 +1,6 @@
 """What a run is made of, for every side that starts one: which model it calls, and the
 user's settings it runs under (the worker's claim, the page's model picker, `ask`, the
-retitling of a conversation). The engine's loop is imported by `chat.runner` alone."""
+retitling of a conversation). The engine's loop is imported by `runs.runner` alone."""
 
 from __future__ import annotations
 

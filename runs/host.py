@@ -35,10 +35,10 @@ from django.utils import timezone
 from agents.cancel import CancelToken
 from agents.state import LimitHit, Metric, TerminationReason
 from agents.titles import suggest_title
-from chat import services
-from chat.live import LIVE_CHANNEL, async_client
 from chat.models import Run, RunStatus
-from chat.recorder import DatabaseThread, Journal, RunRecorder, cancel_key
+from runs import interruptions, titles
+from runs.live import LIVE_CHANNEL, async_client
+from runs.recorder import DatabaseThread, Journal, RunRecorder, cancel_key
 from toolbox.hub import close_process_hub, process_hub
 
 logger = logging.getLogger(__name__)
@@ -122,7 +122,7 @@ class RunHost:
         asyncio.run_coroutine_threadsafe(self._warm_up(), self._started())
 
     async def _warm_up(self) -> None:
-        from chat.engine import model_for
+        from runs.engine import model_for
 
         # Each database thread's connection, and the Redis client's.
         await asyncio.gather(
@@ -236,7 +236,7 @@ class RunHost:
     # --- on the loop -------------------------------------------------------------------
 
     async def _host(self, run_id: str) -> None:
-        from chat.runner import claim, drive, outcome
+        from runs.runner import claim, drive, outcome
 
         job = await self.claims(claim, run_id)
         if job is None:
@@ -264,13 +264,13 @@ class RunHost:
                 grace = settings.ORACLE_WORKER_SHUTDOWN_GRACE
                 hit = LimitHit(Metric.TIME, grace, grace)
                 await self._end_interrupted(
-                    recorder, services.stopped_notice(hit), hit, resume=True
+                    recorder, interruptions.stopped_notice(hit), hit, resume=True
                 )
                 raise
             except Exception:
                 logger.exception("run %s failed inside the engine", run_id)
                 # A failure inside Oracle would likely fail again: the user decides.
-                await self._end_interrupted(recorder, services.FAILED_NOTICE, resume=False)
+                await self._end_interrupted(recorder, interruptions.FAILED_NOTICE, resume=False)
             else:
                 await recorder.close(**outcome(result))
                 with contextlib.suppress(aioredis.RedisError, OSError):
@@ -283,16 +283,16 @@ class RunHost:
                 self._ids.pop(run_id, None)
 
     async def _retitle(self, run_id: str) -> None:
-        """After a conversation's first answer, its model names it (chat.services)."""
-        from chat.engine import model_for
+        """After a conversation's first answer, its model names it (runs.titles)."""
+        from runs.engine import model_for
 
         try:
-            wanted = await self.claims(services.title_wanted, run_id=run_id)
+            wanted = await self.claims(titles.title_wanted, run_id=run_id)
             if wanted is None:
                 return
             title = await suggest_title(model_for(wanted.model), wanted.question, wanted.answer)
             await self.claims(
-                services.conversation_retitle, run_id=run_id, wanted=wanted, title=title
+                titles.conversation_retitle, run_id=run_id, wanted=wanted, title=title
             )
         except Exception:  # a title is a nicety: the conversation keeps the one it has
             logger.exception("run %s: could not name its conversation", run_id)
@@ -314,7 +314,7 @@ class RunHost:
         await recorder.close()
         if not recorder.lost:
             await self.claims(
-                services.run_interrupt,
+                interruptions.run_interrupt,
                 run_id=recorder.run_id, notice=notice, hit=hit, lease=recorder.run.lease,
                 resume=resume,
             )  # fmt: skip

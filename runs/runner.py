@@ -2,7 +2,7 @@
 
 A run is claimed with a compare-and-set on its row (queued → running), so a
 task delivered twice, or to two workers, drives the run once. It then runs on
-the process's run host (`chat.host`): its `RunRecorder` keeps the main chain and
+the process's run host (`runs.host`): its `RunRecorder` keeps the main chain and
 the events for the host's journal to write, the host refreshes its heartbeat,
 and a stop arrives as a Redis key (or a database flag) that the host polls.
 """
@@ -35,11 +35,11 @@ from agents.skills import skill_named
 from agents.state import AgentState
 from agents.state import RunStatus as EngineStatus
 from agents.subagents import DELEGATE_TOOL, AgentType
-from chat.engine import model_for, model_name_for, user_config
 from chat.models import Message, Role, Run, RunStatus
-from chat.recorder import RunRecorder
-from chat.tools import run_tools
 from ops.caps import run_cost_limits
+from runs.engine import model_for, model_name_for, user_config
+from runs.recorder import RunRecorder
+from runs.tools import run_tools
 
 logger = logging.getLogger(__name__)
 

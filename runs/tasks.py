@@ -3,10 +3,10 @@ from __future__ import annotations
 from celery import shared_task
 
 # Imported when the worker starts, not inside the first run: LiteLLM takes seconds to
-# load, and the engine's loop (through chat.runner) a while too.
+# load, and the engine's loop (through runs.runner) a while too.
 import agents.litellm_model  # noqa: F401
-import chat.runner  # noqa: F401
-from chat.host import run_host
+import runs.runner  # noqa: F401
+from runs.host import run_host
 
 
 @shared_task(name="chat.execute_run", ignore_result=True)

@@ -4,7 +4,7 @@ and the events (`RunEvent` rows), then published to the web processes.
 Each run has a `RunRecorder`, the engine's event sink, which folds events into
 message rows in memory. One `Journal` per worker process commits every run's
 pending rows and events together, in one transaction per tick, and only then
-publishes them, in one message (`chat.live`). So a client never sees what the
+publishes them, in one message (`runs.live`). So a client never sees what the
 database does not have, and a reconnecting client reads the rest back from it.
 
 Persisting is not best-effort, publishing is: a failed write is retried at the
@@ -29,10 +29,10 @@ from django.db.models import Field, Model
 from django.utils import timezone
 
 from agents.events import EventType
-from chat import subagents
-from chat.live import encode, with_fresh_connection
 from chat.models import COUNTERS, Conversation, Message, Role, Run, RunEvent
 from ops import limit_log
+from runs import subagents
+from runs.live import encode, with_fresh_connection
 
 logger = logging.getLogger(__name__)
 Publish = Callable[[str], Awaitable[Any]]  # sends one encoded message to every web process
@@ -294,7 +294,7 @@ class RunRecorder:
 class Journal:
     """Writes every hosted run's batches in one transaction per tick, then publishes them.
 
-    One per worker process (see `chat.host`). Ticks start at most every `interval`
+    One per worker process (see `runs.host`). Ticks start at most every `interval`
     seconds while anything is pending; a run that is closing is written at once.
     """
 
@@ -392,7 +392,7 @@ class Journal:
             self.recorders.discard(recorder)
 
     async def _publish(self, written: list[Batch]) -> None:
-        """One message for every run's new events (see `chat.live`), best-effort."""
+        """One message for every run's new events (see `runs.live`), best-effort."""
         batches = [
             {
                 "conversation_id": batch.recorder.conversation_key,

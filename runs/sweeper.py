@@ -1,11 +1,13 @@
 """Every worker looks, every few seconds, for runs whose worker died (no heartbeat),
 and marks them `interrupted` so their owners see it and can Resume them. Pages and
-the API look too when asked about a run, so this also works with no worker left.
+the API only read: until a worker's sweeper marks it, they show such a run as lost
+(`Run.is_lost`).
 
 It also takes runs that stayed `queued` with no task behind them (posted while the
 broker was away, or lost with its data): the claim makes sure each runs once.
-On the worker's shutdown, the runs it hosts get a grace period to finish. Once a minute
-it also evaluates the operator's alerts and counts the staff dashboard's day tallies."""
+On the worker's shutdown, the runs it hosts get a grace period to finish. At each tick
+it also runs the jobs other apps registered (`ops.periodic`: purging deleted
+conversations, the operator's alerts, the staff dashboard's day tallies)."""
 
 from __future__ import annotations
 
@@ -21,14 +23,10 @@ _stop = threading.Event()
 
 
 def _sweep_forever() -> None:
-    from chat.host import run_host
-    from chat.services import (
-        conversations_purge_deleted,
-        runs_mark_interrupted,
-        runs_waiting_for_a_worker,
-    )
-    from dashboard.tallies import keep_up_if_due
-    from ops.alerts import alerts_evaluate_if_due
+    from ops import periodic
+    from runs.host import run_host
+    from runs.interruptions import runs_mark_interrupted
+    from runs.queue import runs_waiting_for_a_worker
 
     interval = max(1.0, settings.ORACLE_RUN_HEARTBEAT_TIMEOUT / 3)
     try:
@@ -41,17 +39,10 @@ def _sweep_forever() -> None:
                     if not run_host().try_submit(run_id):
                         break
                     logger.warning("run %s was queued with no task: taken by the sweeper", run_id)
-                conversations_purge_deleted()  # deleted over a minute ago: Undo is over
             except Exception:  # the database may be briefly away; try again next time
                 logger.exception("could not look for interrupted runs")
             try:
-                alerts_evaluate_if_due()  # the last full hour against the alert thresholds
-            except Exception:  # the same: the next minute tries again
-                logger.exception("could not evaluate the alerts")
-            try:
-                keep_up_if_due()  # the dashboard's day tallies, before a page needs them
-            except Exception:
-                logger.exception("could not count the dashboard's day tallies")
+                periodic.run_all()  # the other apps' background jobs (ops.periodic)
             finally:
                 close_old_connections()  # a pooled connection goes back
     finally:
@@ -61,7 +52,7 @@ def _sweep_forever() -> None:
 def _on_worker_ready(**_: object) -> None:
     _stop.clear()
     threading.Thread(target=_sweep_forever, name="oracle-run-sweeper", daemon=True).start()
-    from chat.host import run_host
+    from runs.host import run_host
 
     if settings.ORACLE_MCP_SERVERS:
         run_host().start_tools()
@@ -69,7 +60,7 @@ def _on_worker_ready(**_: object) -> None:
 
 
 def _on_worker_shutdown(**_: object) -> None:
-    from chat.host import shutdown_host
+    from runs.host import shutdown_host
 
     _stop.set()
     shutdown_host(settings.ORACLE_WORKER_SHUTDOWN_GRACE)

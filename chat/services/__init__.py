@@ -1,0 +1,51 @@
+"""What a person does in the chat, in one place for the pages and the API: their
+conversations and messages (`chat.services.*`), and what they do to a run (`runs.control`,
+`runs.interruptions`: a run's life is the `runs` app's)."""
+
+from __future__ import annotations
+
+from chat.services.conversations import (
+    TITLE_MAX,
+    conversation_create,
+    conversation_delete,
+    conversation_rename,
+    conversation_restore,
+    conversation_set_model,
+    conversations_purge_deleted,
+)
+from chat.services.messages import message_edit, message_post, run_regenerate
+from chat.services.tokens import api_token_create, api_token_revoke
+from runs.control import (
+    run_answer_approval,
+    run_approve,
+    run_cancel,
+    run_continue,
+    run_deny,
+    run_stop_paused,
+)
+from runs.errors import InvalidInput, RunConflict
+from runs.queue import ACTIVE
+
+__all__ = [
+    "ACTIVE",
+    "TITLE_MAX",
+    "InvalidInput",
+    "RunConflict",
+    "api_token_create",
+    "api_token_revoke",
+    "conversation_create",
+    "conversation_delete",
+    "conversation_rename",
+    "conversation_restore",
+    "conversation_set_model",
+    "conversations_purge_deleted",
+    "message_edit",
+    "message_post",
+    "run_answer_approval",
+    "run_approve",
+    "run_cancel",
+    "run_continue",
+    "run_deny",
+    "run_regenerate",
+    "run_stop_paused",
+]
