@@ -48,6 +48,7 @@ test: $(VENV)/.installed-dev $(CHROMIUM) $(MCP_NPM)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	REDIS_URL=redis://127.0.0.1:6379/0 $(BIN)/mypy
+	$(BIN)/lint-imports
 	ORACLE_VAR_DIR=$${ORACLE_VAR_DIR:-$(CURDIR)/var/test} $(BIN)/python -m pytest \
 	  -p tests.xdist_env -n $(TEST_WORKERS) --dist loadfile --durations 10
 

@@ -27,6 +27,12 @@ from agents.wording import REASON_LABELS
 UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 
 
+# What a System message's row keeps of its `system.notice` event, besides the text. A
+# model's failure adds its kind (`problem`) and the provider's own words (`detail`, for
+# staff: the chat never shows them).
+NOTICE_FIELDS = ("severity", "metric", "value", "limit", "reason", "problem", "detail")
+
+
 class Conversation(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     owner = models.ForeignKey(

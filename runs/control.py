@@ -19,9 +19,13 @@ from ops.heartbeat import redis_client
 from runs.errors import InvalidInput, RunConflict
 from runs.events import append_events, publish_events, save_notice
 from runs.queue import enqueue
-from runs.recorder import cancel_key
 
 logger = logging.getLogger(__name__)
+
+
+def cancel_key(run_id: object) -> str:
+    """The Redis key whose presence asks the worker running `run_id` to stop."""
+    return f"oracle:run:{run_id}:cancel"
 
 
 def run_cancel(*, run: Run) -> Run:

@@ -9,10 +9,9 @@ from uuid import UUID
 from django.db import transaction
 
 from agents.events import Event
-from chat.models import Conversation, Message, Role, Run, RunEvent
+from chat.models import NOTICE_FIELDS, Conversation, Message, Role, Run, RunEvent
 from ops import limit_log
 from runs.live import publish_now
-from runs.recorder import NOTICE_FIELDS
 
 
 def save_notice(conversation: Conversation, run: Run, notice: Event) -> None:

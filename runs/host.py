@@ -37,8 +37,9 @@ from agents.state import LimitHit, Metric, TerminationReason
 from agents.titles import suggest_title
 from chat.models import Run, RunStatus
 from runs import interruptions, titles
+from runs.control import cancel_key
 from runs.live import LIVE_CHANNEL, async_client
-from runs.recorder import DatabaseThread, Journal, RunRecorder, cancel_key
+from runs.recorder import DatabaseThread, Journal, RunRecorder
 from toolbox.hub import close_process_hub, process_hub
 
 logger = logging.getLogger(__name__)

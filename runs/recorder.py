@@ -29,7 +29,7 @@ from django.db.models import Field, Model
 from django.utils import timezone
 
 from agents.events import EventType
-from chat.models import COUNTERS, Conversation, Message, Role, Run, RunEvent
+from chat.models import COUNTERS, NOTICE_FIELDS, Conversation, Message, Role, Run, RunEvent
 from ops import limit_log
 from runs import subagents
 from runs.live import encode, with_fresh_connection
@@ -37,10 +37,6 @@ from runs.live import encode, with_fresh_connection
 logger = logging.getLogger(__name__)
 Publish = Callable[[str], Awaitable[Any]]  # sends one encoded message to every web process
 
-# What a System message's row keeps of its `system.notice` event, besides the text. A
-# model's failure adds its kind (`problem`) and the provider's own words (`detail`, for
-# staff: the chat never shows them).
-NOTICE_FIELDS = ("severity", "metric", "value", "limit", "reason", "problem", "detail")
 PUBLISH_TIMEOUT_SECONDS = 2.0
 RUNS_AT_INTERVAL = 10  # up to this many runs, ticks come every `interval` (see Journal.pace)
 MAX_PACE_SECONDS = 0.1
@@ -48,11 +44,6 @@ READ_AHEAD_SECONDS = 0.005  # streams are read this long before a tick (Journal.
 # A run whose rows cannot be written this many ticks in a row gives up closing (the
 # sweeper then marks it interrupted); other runs go on being written.
 MAX_WRITE_FAILURES = 50
-
-
-def cancel_key(run_id: object) -> str:
-    """The Redis key whose presence asks the worker running `run_id` to stop."""
-    return f"oracle:run:{run_id}:cancel"
 
 
 class DatabaseThread:

@@ -9,8 +9,11 @@ and a stop arrives as a Redis key (or a database flag) that the host polls.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import logging
+import signal
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
@@ -203,3 +206,22 @@ def _cut_off_steps(run: Run, state: AgentState | None) -> dict[str, Message]:
         return {}
     rows = run.messages.filter(role=Role.TOOL, metadata__id__in=ids).order_by("seq")
     return {str(row.metadata["id"]): row for row in rows}  # the latest row of each call
+
+
+async def run_unattended(
+    question: str, deps: RunDeps, *, on_event: EventSink, approve_all: bool
+) -> RunResult:
+    """One run nobody can press anything in (`manage.py ask`, a terminal): a tool call
+    that asks first is declined (approved with `approve_all`), a pause ends the run with
+    its limit's reason, and Ctrl-C stops it as a Stop would."""
+    cancel = CancelToken()
+    with contextlib.suppress(NotImplementedError):
+        asyncio.get_running_loop().add_signal_handler(signal.SIGINT, cancel.cancel)
+    result = await start_run(question, deps, on_event=on_event, cancel=cancel)
+    while result.status is EngineStatus.PAUSED and result.state.awaiting_approval:
+        for call in result.state.awaiting_approval:
+            result.state.approvals[call["id"]] = approve_all
+        result = await answer_approval(result.state, deps, on_event=on_event, cancel=cancel)
+    if result.status is EngineStatus.PAUSED:
+        result = await stop_paused_run(result.state, deps, on_event=on_event)
+    return result

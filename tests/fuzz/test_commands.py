@@ -27,12 +27,12 @@ from hypothesis import strategies as st
 from agents.config import FIELDS_BY_NAME
 from agents.offline_model import OFFLINE_MODEL_NAME
 from agents.skills import skill_names
-from chat.management.commands.ask import FLAGS
 from chat.models import ApiToken
 from dashboard.management.commands import seed_runs as seed_runs_command
 from dashboard.management.commands.seed_runs import MAX_DAYS
 from dashboard.seeding import seed_runs
 from ops.management.commands import serve as serve_command
+from runs.management.commands.ask import FLAGS
 from settings_ui.models import AgentSettings
 from tests.fuzz.strategies import (
     ABSENT,

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import signal
 import sys
 from argparse import ArgumentParser
 from collections.abc import Awaitable, Callable
@@ -16,20 +15,20 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.db import DatabaseError, transaction
 
-from agents.cancel import CancelToken
 from agents.config import AgentConfig, ConfigError, OperatorLimits
 from agents.events import Event, EventType
-from agents.loop import RunDeps, answer_approval, start_run, stop_paused_run
+from agents.loop import RunDeps
 from agents.mcp import McpHub
 from agents.offline_model import OFFLINE_MODEL_NAME
 from agents.skills import UnknownSkillError, skill_named, skill_names
-from agents.state import RunStatus, TerminationReason
+from agents.state import TerminationReason
 from agents.subagents import DEFAULT_AGENT_TYPES, DELEGATE_TOOL, AgentType, SubagentEvent
 from agents.tools import ToolRegistry
 from chat.models import UNSTORABLE, Run
 from ops.caps import daily_cost_limits
 from ops.models import SpendCaps
 from runs.engine import model_for
+from runs.runner import run_unattended
 from runs.tools import run_tools
 from settings_ui.policy import config_from_raw, effective_model
 from settings_ui.selectors import subagent_types
@@ -138,7 +137,10 @@ class Command(BaseCommand):
 
         async def ask(registry: ToolRegistry) -> TerminationReason | None:
             deps = RunDeps(model=model, tree=skill.tree(config, limits), tools=registry)
-            return await _ask(options["question"], deps, printer, approve_all=approve_all)
+            result = await run_unattended(
+                options["question"], deps, on_event=printer, approve_all=approve_all
+            )
+            return result.state.termination_reason
 
         # Only events go to stdout; anything else printed during the run goes to stderr.
         with contextlib.redirect_stdout(sys.stderr):
@@ -174,24 +176,6 @@ async def _list(registry: ToolRegistry) -> list[str]:
         f"{tool.description}"
         for tool in registry.tools()
     ]
-
-
-async def _ask(
-    question: str, deps: RunDeps, printer: Printer, *, approve_all: bool
-) -> TerminationReason | None:
-    cancel = CancelToken()
-    with contextlib.suppress(NotImplementedError):
-        asyncio.get_running_loop().add_signal_handler(signal.SIGINT, cancel.cancel)
-    result = await start_run(question, deps, on_event=printer, cancel=cancel)
-    while result.status is RunStatus.PAUSED and result.state.awaiting_approval:
-        # No one can press Approve in a terminal: declined, unless --approve-all.
-        for call in result.state.awaiting_approval:
-            result.state.approvals[call["id"]] = approve_all
-        result = await answer_approval(result.state, deps, on_event=printer, cancel=cancel)
-    if result.status is RunStatus.PAUSED:
-        # No one can press Continue in a terminal: the run ends with the limit's reason.
-        result = await stop_paused_run(result.state, deps, on_event=printer)
-    return result.state.termination_reason
 
 
 def _mcp_servers(user: Any, options: dict[str, Any]) -> list[str]:
