@@ -1,4 +1,5 @@
-"""Writes (and the first read) of a user's AgentConfig. The chat task and the CLI call these."""
+"""Reads and writes of a user's AgentConfig: a read never writes, the first change
+stores the row. The chat task and the CLI call these."""
 
 from __future__ import annotations
 
@@ -19,18 +20,21 @@ __all__ = [
 ]
 
 
-def _settings_row(user: Any, *, for_update: bool = False) -> AgentSettings:
-    rows = AgentSettings.objects.select_for_update() if for_update else AgentSettings.objects
-    try:
-        return rows.get(user=user)
-    except AgentSettings.DoesNotExist:  # a new user starts from the site's defaults
-        row, _ = rows.get_or_create(user=user, defaults=SiteDefaults.config().to_dict())
-        return row
+def _settings_row(user: Any) -> AgentSettings:
+    """The user's row, locked, for a write; their first write stores it, starting from
+    the site's defaults."""
+    rows = AgentSettings.objects.select_for_update()
+    row, _ = rows.get_or_create(user=user, defaults=SiteDefaults.config().to_dict())
+    return row
 
 
 def agent_config_for(*, user: Any) -> AgentConfig:
-    """The user's stored config; the first call stores the defaults."""
-    return _settings_row(user).to_config()
+    """The user's stored config; the site's defaults until they first change a setting.
+    A read stores nothing."""
+    row = AgentSettings.objects.filter(user=user).first()
+    if row is None:  # an unsaved row: a model the operator no longer allows falls back too
+        row = AgentSettings(user=user, **SiteDefaults.config().to_dict())
+    return row.to_config()
 
 
 def agent_config_update(*, user: Any, raw: Mapping[str, object]) -> AgentConfig:
@@ -40,7 +44,7 @@ def agent_config_update(*, user: Any, raw: Mapping[str, object]) -> AgentConfig:
     when any value is bad or any name is not a setting.
     """
     with transaction.atomic():
-        row = _settings_row(user, for_update=True)
+        row = _settings_row(user)
         config = config_from_raw(raw, base=row.to_config())
         row.set_config(config)
         row.save()
@@ -50,7 +54,7 @@ def agent_config_update(*, user: Any, raw: Mapping[str, object]) -> AgentConfig:
 def agent_config_reset(*, user: Any) -> AgentConfig:
     """Put every field back to its default: the site's, where the operator set one."""
     with transaction.atomic():
-        row = _settings_row(user, for_update=True)
+        row = _settings_row(user)
         config = SiteDefaults.config()
         row.set_config(config)
         row.save()

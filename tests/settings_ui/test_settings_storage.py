@@ -19,8 +19,10 @@ from settings_ui.services import (
 from tests.settings_ui.conftest import NUMERIC
 
 
-def test_the_first_read_stores_the_defaults(alice: User):
+def test_the_first_read_gives_the_defaults_and_the_first_change_stores_them(alice: User):
     assert agent_config_for(user=alice) == AgentConfig()
+    assert not AgentSettings.objects.filter(user=alice).exists()  # a read writes nothing
+    agent_config_reset(user=alice)
     assert AgentSettings.objects.get(user=alice).values() == AgentConfig().to_dict()
     assert AgentConfig().to_dict() == {spec.name: spec.default for spec in FIELDS}
 
@@ -44,7 +46,7 @@ def test_an_update_and_a_reset(alice: User):
 
 @pytest.mark.parametrize("spec", NUMERIC, ids=lambda spec: spec.name)
 def test_the_database_refuses_a_value_out_of_bounds(alice: User, spec):
-    agent_config_for(user=alice)
+    agent_config_reset(user=alice)
 
     with pytest.raises(IntegrityError), transaction.atomic():
         AgentSettings.objects.filter(user=alice).update(**{spec.name: spec.max + 1})
@@ -53,7 +55,7 @@ def test_the_database_refuses_a_value_out_of_bounds(alice: User, spec):
 
 
 def test_the_database_refuses_an_unknown_limit_action(alice: User):
-    agent_config_for(user=alice)
+    agent_config_reset(user=alice)
 
     with pytest.raises(IntegrityError), transaction.atomic():
         AgentSettings.objects.filter(user=alice).update(limit_action="halt")
