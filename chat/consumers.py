@@ -22,8 +22,9 @@ from typing import Any
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 
-from chat.fragments import RunView, stream_state
+from chat.fragments import stream_state
 from chat.models import COUNTERS, Conversation, Run, RunEvent
+from chat.run_view import RunView
 from runs.live import database_read, hub
 
 logger = logging.getLogger(__name__)

@@ -14,12 +14,16 @@ from html import escape
 from typing import Any
 
 import nh3
+from django.template.loader import render_to_string
+from django.utils.safestring import SafeString, mark_safe
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
+
+from agents.wording import reason_label
 
 _TAGS = {
     "p", "br", "hr", "strong", "em", "del", "s", "code", "pre", "blockquote",
@@ -75,3 +79,13 @@ def render_markdown(text: str) -> str:
         url_schemes={"http", "https", "mailto"},
         link_rel="noopener noreferrer nofollow",
     )
+
+
+def render_partial(template: str, **context: Any) -> SafeString:
+    """A partial of templates/chat/, as one line of HTML (safe: the template escaped it)."""
+    return mark_safe(render_to_string(f"chat/{template}", context).strip())
+
+
+def reason_badge(reason: str) -> SafeString:
+    """The badge that names why a run (or a subagent) ended."""
+    return render_partial("_reason_badge.html", reason=reason, label=reason_label(reason))

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import base64
 
-from chat.fragments import RunView, pictures, tool_progress
+from chat.fragments import pictures, tool_progress
+from chat.run_view import RunView
 
 PIXEL = base64.b64encode(b"\x89PNG\r\n\x1a\n pretend").decode()
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from chat.fragments import RunView
+from chat.run_view import RunView
 
 STOP = 'class="stop" hx-post="/api/runs/r1/cancel/"'
 

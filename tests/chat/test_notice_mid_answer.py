@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from chat.fragments import RunView
+from chat.run_view import RunView
 
 WARNING = {"severity": "warning", "metric": "time", "value": 90, "limit": 120,
            "text": "Approaching the time limit (90 of 120 s)."}  # fmt: skip

@@ -16,8 +16,9 @@ from agents.litellm_model import LiteLLMModel
 from agents.loop import RunDeps, start_run
 from agents.testing.fake_server import FakeServer
 from agents.tree import DefaultDecisionTree
-from chat.fragments import RunView, run_actions, system_message
+from chat.fragments import run_actions, system_message
 from chat.models import Message, Role, Run, RunStatus
+from chat.run_view import RunView
 from chat.services import conversation_create
 from runs.recorder import RunRecorder
 

@@ -8,8 +8,8 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from chat.fragments import RunView
 from chat.models import Conversation, Message, Role, Run, RunStatus
+from chat.run_view import RunView
 from chat.services import conversation_create
 
 CALL = {"type": "tool.call", "seq": 2, "id": "c1", "name": "delegate",

@@ -8,9 +8,9 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from chat.fragments import RunView
 from chat.models import Message, Role, Run, RunStatus
 from chat.rendering import render_markdown
+from chat.run_view import RunView
 from chat.services import conversation_create
 
 PAYLOADS = [

@@ -1,0 +1,272 @@
+"""A run as the live stream shows it: each event of the run becomes htmx out-of-band
+swaps (the same partials the page renders from saved rows), and the gauges move."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from html import unescape
+from typing import Any
+
+from django.utils.html import escape, strip_tags
+from django.utils.safestring import mark_safe
+
+from agents.events import EventType
+from agents.loop import APPROVAL
+from chat.fragments import (
+    announce,
+    answer_foot,
+    approval_actions,
+    oob,
+    run_actions,
+    run_section,
+    stop_controls,
+    streaming_answer,
+    system_message,
+    tool_progress,
+    tool_status,
+    tool_step,
+    typing,
+)
+from chat.gauges import STREAMED_TOKENS_STEP, gauge, gauge_counters, gauge_rows
+from chat.rendering import render_markdown, render_partial
+from chat.streaming import StreamingAnswer
+from chat.subagent_panel import subagent_panel
+from runs import subagents
+
+# Whether the Oracle works unseen after each kind of event (the typing indicator).
+_WORKING = {
+    EventType.RUN_STARTED: True,
+    EventType.RUN_RESUMED: True,
+    EventType.TOOL_RESULT: True,
+    EventType.ASSISTANT_DELTA: False,
+    EventType.ASSISTANT_MESSAGE: False,
+    EventType.TOOL_CALL: False,
+    EventType.RUN_PAUSED: False,
+    EventType.RUN_FINISHED: False,
+}
+
+
+@dataclass
+class RunView:
+    """Turns one run's events, in order, into out-of-band fragments for the page.
+
+    A view fed every event from the first reproduces the page exactly, so a
+    reconnecting browser is brought up to date by replaying the saved events
+    through a fresh view and sending only those after the browser's last seq.
+    """
+
+    run_id: str
+    conversation_id: str = ""
+    rendered: int = 0  # the seq of the last event rendered
+    streaming: StreamingAnswer | None = None  # the answer now streaming, and its text
+    final_bubble: str | None = None
+    last_notice: str | None = None
+    tool_arguments: dict[str, Any] = field(default_factory=dict)
+    subagents: dict[str, dict[str, Any]] = field(default_factory=dict)  # by step element
+    awaiting: list[dict[str, Any]] = field(default_factory=list)  # calls that wait for approval
+    limits: dict[str, Any] = field(default_factory=dict)
+    counters: dict[str, Any] = field(default_factory=dict)
+    status: str = "running"
+    working: bool = False  # the typing indicator shows: the Oracle is at work, unseen
+    round_number: int = 1
+    before_round: dict[str, Any] = field(default_factory=dict)  # the totals it began with
+    _gauges_frame: tuple[Any, ...] = ()
+    _gauges_used: dict[str, Any] = field(default_factory=dict)
+    _gauges_shown: dict[str, tuple[str, int]] = field(default_factory=dict)
+
+    @property
+    def section(self) -> str:
+        return f"run-{self.run_id}"
+
+    def render(self, event: dict[str, Any]) -> str:
+        handler = getattr(self, "_" + event["type"].replace(".", "_"), None)
+        self._count(event)
+        html = handler(event) if handler else ""
+        working = _WORKING.get(event["type"], self.working)
+        if working != self.working:
+            self.working = working
+            html += typing(show=working)
+        return html
+
+    def _count(self, event: dict[str, Any]) -> None:
+        if event["type"] == EventType.RUN_FINISHED:
+            self.set_counters(event)
+
+    def set_counters(self, counters: dict[str, Any]) -> None:
+        """The run's totals so far (from the worker's checkpoints, or its final event)."""
+        self.counters = gauge_counters(counters)
+
+    def round_used(self) -> dict[str, Any]:
+        """What this round used so far: the totals less those it began with, and the
+        tokens of the answer streaming now, estimated (counted when its call ends)."""
+        totals = self.counters or gauge_counters({})
+        used = {key: value - self.before_round.get(key, 0) for key, value in totals.items()}
+        used["cost_usd"] = round(used["cost_usd"], 6)
+        streamed = len(self.streaming.text) if self.streaming is not None else 0
+        used["tokens"] += streamed // 4 // STREAMED_TOKENS_STEP * STREAMED_TOKENS_STEP
+        return used
+
+    def gauges_if_changed(self, *, always: bool = False) -> str:
+        """What changed in the gauges since the last ones sent: nothing (most batches
+        are a few words of text, which move no counter), the gauges that moved, or the
+        whole (a new status, round or limits)."""
+        frame = (self.status, self.round_number, tuple(self.limits.items()))
+        used = self.round_used()
+        if not always and frame == self._gauges_frame and used == self._gauges_used:
+            return ""  # the common case, checked before any gauge is drawn
+        self._gauges_used = used
+        rows = gauge_rows(used, self.limits, status=self.status)
+        shown = {row["key"]: (row["shown"], row["percent"]) for row in rows}
+        if always or frame != self._gauges_frame:
+            self._gauges_frame, self._gauges_shown = frame, shown
+            context = {"status": self.status, "round": self.round_number, "swap_oob": True}
+            return render_partial("_gauges.html", gauges=rows, **context)
+        moved = [row for row in rows if shown[row["key"]] != self._gauges_shown.get(row["key"])]
+        self._gauges_shown = shown
+        return "".join(gauge(row) for row in moved)
+
+    def _append(self, html: str) -> str:
+        return oob(f"#{self.section}", "beforeend", html)
+
+    def _run_started(self, event: dict[str, Any]) -> str:
+        self.limits = dict(event.get("config") or {})
+        self.before_round, self.round_number = {}, 1
+        self.status = "running"
+        section = run_section(self.run_id)
+        return oob("#messages", "beforeend", section) + stop_controls(self.run_id, swap_oob=True)
+
+    def _run_resumed(self, event: dict[str, Any]) -> str:
+        self.status = "running"
+        self.limits = dict(event.get("config") or self.limits)
+        self.before_round = gauge_counters(event.get("before_round") or {})
+        self.round_number = int(event.get("round") or self.round_number)
+        cleared = self._clear_actions()
+        note = render_partial("_round_divider.html", round=event.get("round", ""))
+        return cleared + self._append(note) + stop_controls(self.run_id, swap_oob=True)
+
+    def _assistant_delta(self, event: dict[str, Any]) -> str:
+        text = str(event.get("text", ""))
+        if self.streaming is None:
+            self.streaming = StreamingAnswer(f"{self.section}-a{event['seq']}")
+            settled, tail = self.streaming.start(text)
+            return self._append(streaming_answer(self.streaming.element_id, settled, tail))
+        swaps = self.streaming.add(text)
+        return "".join(oob(swap.target, swap.strategy, swap.html) for swap in swaps)
+
+    def _assistant_message(self, event: dict[str, Any]) -> str:
+        text = str(event.get("text") or "")
+        final = bool(event.get("final"))
+        if self.streaming is None and not text and not final:
+            return ""
+        rendered = render_markdown(text)
+        if self.streaming is None:
+            element = f"{self.section}-a{event['seq']}"
+            html = self._append(
+                render_partial("_answer.html", id=element, body=mark_safe(rendered))
+            )
+        else:
+            element = self.streaming.element_id
+            html = oob(f"#{element}-text", "innerHTML", rendered)
+        self.streaming = None
+        if final:
+            self.final_bubble = element
+            html += announce(unescape(strip_tags(rendered)))  # announce escapes it once
+        return html
+
+    def _tool_call(self, event: dict[str, Any]) -> str:
+        self.streaming = None
+        element = self._tool_id(event)
+        self.tool_arguments[element] = event.get("arguments")
+        return self._append(
+            tool_step(element, str(event.get("name", "")), event.get("arguments"), None, None)
+        )
+
+    def _tool_result(self, event: dict[str, Any]) -> str:
+        element = self._tool_id(event)
+        sub = subagents.discard(self.subagents.get(element))  # if it had not finished
+        return tool_step(
+            element,
+            str(event.get("name", "")),
+            self.tool_arguments.get(element),
+            str(event.get("content", "")),
+            bool(event.get("ok")),
+            subagent=sub,
+            attachments=event.get("attachments"),
+            swap_oob=True,
+        )
+
+    def _tool_progress(self, event: dict[str, Any]) -> str:
+        """An MCP tool's progress, beside its step's state while it runs."""
+        text = tool_progress(event.get("progress"), event.get("total"), event.get("message"))
+        return oob(f"#{self._tool_id(event)}-progress", "innerHTML", escape(text))
+
+    def _tool_approval_requested(self, event: dict[str, Any]) -> str:
+        self.awaiting.append({"id": event.get("id", ""), "name": event.get("name", "")})
+        return tool_status(self._tool_id(event), ok=None, waiting="approval")
+
+    def _tool_approval_given(self, event: dict[str, Any]) -> str:
+        """The user answered: an approved call runs now; a declined one gets its error."""
+        self.awaiting = [call for call in self.awaiting if call["id"] != event.get("id")]
+        return tool_status(self._tool_id(event), ok=None)
+
+    def _subagent(self, event: dict[str, Any]) -> str:
+        """A subagent at work in a `delegate` step: its panel, redrawn."""
+        element = self._tool_id({"id": event.get("call_id", "")})
+        sub = subagents.fold(self.subagents.get(element), event)
+        if sub is None:
+            return ""
+        self.subagents[element] = sub
+        return subagent_panel(element, sub, swap_oob=True)
+
+    _subagent_started = _subagent_step = _subagent_progress = _subagent_finished = _subagent
+
+    def _tool_id(self, event: dict[str, Any]) -> str:
+        call_id = "".join(c for c in str(event.get("id", "")) if c.isalnum() or c in "-_")
+        return f"{self.section}-t{call_id}"
+
+    def _system_notice(self, event: dict[str, Any]) -> str:
+        # An answer being streamed goes on in its own bubble (above the notice): its end
+        # fills that bubble, not a second one repeating its start.
+        self.last_notice = f"{self.section}-s{event['seq']}"
+        text = str(event.get("text", ""))
+        return self._append(system_message(self.last_notice, event, text)) + announce(text)
+
+    def _conversation_titled(self, event: dict[str, Any]) -> str:
+        """The conversation's model named it: the header, the sidebar and the tab."""
+        conversation = {"id": self.conversation_id, "title": str(event.get("title", ""))}
+        if not self.conversation_id:
+            return ""
+        return render_partial("_title.html", conversation=conversation, swap_oob=True)
+
+    def _run_paused(self, event: dict[str, Any]) -> str:
+        self.status = "paused"
+        reason = str(event.get("reason", ""))
+        if reason == APPROVAL and self.awaiting and self.last_notice is not None:
+            actions = approval_actions(self.run_id, self.awaiting)
+            html = self._clear_actions() + oob(f"#{self.last_notice}-actions", "innerHTML", actions)
+        else:
+            html = self._offer_actions(paused=True, reason=reason)
+        return html + stop_controls(None, swap_oob=True)
+
+    def _run_finished(self, event: dict[str, Any]) -> str:
+        reason = str(event.get("reason", ""))
+        self.status = "finished"
+        html = ""
+        if self.final_bubble is not None:
+            foot = answer_foot(reason, event, self.run_id)
+            html += oob(f"#{self.final_bubble}-foot", "innerHTML", foot)
+        html += self._offer_actions(paused=False, reason=reason, problem=event.get("problem"))
+        return html + stop_controls(None, swap_oob=True)
+
+    def _clear_actions(self) -> str:
+        """Take every button off the run's System messages (those of a page rendered
+        from history too, whose elements are named after their messages)."""
+        return oob(f"#{self.section} .system-actions", "innerHTML", "")
+
+    def _offer_actions(self, *, paused: bool, reason: str, problem: str | None = None) -> str:
+        """Put Continue (and Stop) on the run's last System message, and only there."""
+        html = self._clear_actions()
+        if self.last_notice is None or reason == "completed":
+            return html
+        actions = run_actions(self.run_id, paused=paused, reason=reason, problem=problem)
+        return html + oob(f"#{self.last_notice}-actions", "innerHTML", actions)
