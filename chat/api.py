@@ -14,11 +14,11 @@ from django.contrib.auth.decorators import login_not_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
+from accounts.api_auth import api_endpoint, authenticate, error
 from accounts.http import AuthenticatedHttpRequest
 from agents.events import EventType
 from agents.skills import Skill, skills
 from chat import selectors, services
-from chat.api_auth import api_endpoint, authenticate, error
 from chat.live import database_read, hub, release_connection
 from chat.models import UNSTORABLE, Conversation, Message, Run, RunEvent, RunStatus
 
