@@ -18,6 +18,8 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from accounts.services import api_token_create as api_token_create  # moved to accounts
+from accounts.services import api_token_revoke as api_token_revoke  # moved to accounts
 from agents.endings import ending_events
 from agents.events import Event, EventType
 from agents.offline_model import OFFLINE_MODEL_NAME
@@ -27,7 +29,6 @@ from agents.wording import figures, final_message, number
 from chat.live import publish_now
 from chat.models import (
     CONTINUABLE,
-    ApiToken,
     Conversation,
     Message,
     Role,
@@ -89,22 +90,6 @@ def conversation_delete(*, conversation: Conversation) -> None:
     for run in conversation.runs.filter(status__in=ACTIVE):
         with contextlib.suppress(RunConflict):  # it ended meanwhile
             run_cancel(run=run)
-
-
-def api_token_create(*, user: User, name: str = "") -> tuple[ApiToken, str]:
-    """Create a token; returns it with the raw secret, which is never stored nor shown again."""
-    raw = ApiToken.generate()
-    token = ApiToken.objects.create(
-        user=user,
-        name=name[:100],
-        key_hash=ApiToken.hash(raw),
-        hint=raw[: len(ApiToken.PREFIX) + 4],
-    )
-    return token, raw
-
-
-def api_token_revoke(*, token: ApiToken) -> None:
-    token.delete()
 
 
 # --- Runs -----------------------------------------------------------------------------
