@@ -1,4 +1,4 @@
-"""Staff make invites in the admin: each is a one-time sign-up link."""
+"""Staff make invites in the admin (each is a one-time sign-up link) and see API tokens."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 from django.contrib import admin
 from django.http import HttpRequest
 
-from accounts.models import Invite
+from accounts.models import ApiToken, Invite
 
 
 @admin.register(Invite)
@@ -25,3 +25,9 @@ class InviteAdmin(admin.ModelAdmin):
         if not change:
             obj.created_by = request.user
         super().save_model(request, obj, form, change)
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin):
+    list_display = ("hint", "name", "user", "created_at", "last_used_at")
+    readonly_fields = ("key_hash", "hint")

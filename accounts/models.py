@@ -1,5 +1,8 @@
+"""Accounts' own records: invites to sign up, and the API tokens a user's scripts log in with."""
+
 from __future__ import annotations
 
+import hashlib
 import secrets
 
 from django.conf import settings
@@ -40,3 +43,34 @@ class Invite(models.Model):
 
     def path(self) -> str:
         return f"/signup/?invite={self.code}"
+
+
+class ApiToken(models.Model):
+    """A bearer token for the HTTP API. Only a hash is stored; the token is shown once."""
+
+    PREFIX = "oracle_"
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
+    )
+    name = models.CharField(max_length=100, blank=True)
+    key_hash = models.CharField(max_length=64, unique=True)
+    hint = models.CharField(max_length=16)  # the first characters, to tell tokens apart
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        # Made in chat, where the table keeps its name (moved with a state-only migration).
+        db_table = "chat_apitoken"
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.hint}… ({self.name or 'unnamed'})"
+
+    @staticmethod
+    def hash(raw: str) -> str:
+        return hashlib.sha256(raw.encode()).hexdigest()
+
+    @classmethod
+    def generate(cls) -> str:
+        return cls.PREFIX + secrets.token_urlsafe(32)

@@ -1,4 +1,4 @@
-"""Writes for accounts: sign-up under the site's sign-up rule, and invites."""
+"""Writes for accounts: sign-up under the site's sign-up rule, invites, and API tokens."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
-from accounts.models import Invite
+from accounts.models import ApiToken, Invite
 
 OPEN, INVITE, CLOSED = "open", "invite", "closed"
 SIGNUP_MODES = (OPEN, INVITE, CLOSED)
@@ -79,3 +79,19 @@ def setup_invite() -> Invite | None:
         return None
     invite = Invite.objects.filter(staff=True, used_at__isnull=True).order_by("created_at").first()
     return invite or Invite.objects.create(staff=True, note="The site's first administrator")
+
+
+def api_token_create(*, user: User, name: str = "") -> tuple[ApiToken, str]:
+    """Create a token; returns it with the raw secret, which is never stored nor shown again."""
+    raw = ApiToken.generate()
+    token = ApiToken.objects.create(
+        user=user,
+        name=name[:100],
+        key_hash=ApiToken.hash(raw),
+        hint=raw[: len(ApiToken.PREFIX) + 4],
+    )
+    return token, raw
+
+
+def api_token_revoke(*, token: ApiToken) -> None:
+    token.delete()

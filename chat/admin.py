@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from chat.models import ApiToken, Conversation, Message, Run
+from chat.models import Conversation, Message, Run
 
 
 class MessageInline(admin.TabularInline):
@@ -24,9 +24,3 @@ class RunAdmin(admin.ModelAdmin):
     list_display = ("id", "conversation", "status", "reason", "iterations", "tokens", "cost_usd")
     list_filter = ("status", "reason", "failure_class")
     readonly_fields = ("state",)
-
-
-@admin.register(ApiToken)
-class ApiTokenAdmin(admin.ModelAdmin):
-    list_display = ("hint", "name", "user", "created_at", "last_used_at")
-    readonly_fields = ("key_hash", "hint")

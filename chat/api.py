@@ -15,11 +15,11 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, Stream
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 
+from accounts.api_auth import api_endpoint, authenticate, error
 from accounts.http import AuthenticatedHttpRequest
 from agents.events import EventType
 from agents.skills import Skill, skills
 from chat import selectors, services
-from chat.api_auth import api_endpoint, authenticate, error
 from chat.models import UNSTORABLE, Conversation, Message, Run, RunEvent, RunStatus
 from runs.live import database_read, hub, release_connection
 

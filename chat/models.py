@@ -1,4 +1,4 @@
-"""Conversations, their messages, the runs that answer them, and API tokens.
+"""Conversations, their messages and the runs that answer them.
 
 The main chain of a run (what the Oracle said, the tools it called, the notices
 it got) is written as `Message` rows while the run goes on; every event the
@@ -8,9 +8,7 @@ replayed exactly what it missed.
 
 from __future__ import annotations
 
-import hashlib
 import re
-import secrets
 import uuid
 from datetime import datetime, timedelta
 from typing import Any
@@ -264,32 +262,3 @@ class RunEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.type} #{self.seq}"
-
-
-class ApiToken(models.Model):
-    """A bearer token for the HTTP API. Only a hash is stored; the token is shown once."""
-
-    PREFIX = "oracle_"
-
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
-    )
-    name = models.CharField(max_length=100, blank=True)
-    key_hash = models.CharField(max_length=64, unique=True)
-    hint = models.CharField(max_length=16)  # the first characters, to tell tokens apart
-    created_at = models.DateTimeField(auto_now_add=True)
-    last_used_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["-created_at"]
-
-    def __str__(self) -> str:
-        return f"{self.hint}… ({self.name or 'unnamed'})"
-
-    @staticmethod
-    def hash(raw: str) -> str:
-        return hashlib.sha256(raw.encode()).hexdigest()
-
-    @classmethod
-    def generate(cls) -> str:
-        return cls.PREFIX + secrets.token_urlsafe(32)

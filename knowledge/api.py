@@ -13,8 +13,8 @@ from django.conf import settings
 from django.http import Http404, HttpResponse, JsonResponse
 from django.http.multipartparser import MultiPartParserError
 
+from accounts.api_auth import api_endpoint, error
 from accounts.http import AuthenticatedHttpRequest
-from chat.api_auth import api_endpoint, error
 from knowledge import selectors, services
 from knowledge.extraction import DocumentError, FileTooLarge
 from knowledge.models import Document

@@ -1,25 +1,26 @@
 """Django settings for Oracle, read from the environment (and `.env` when present).
 
-Every variable is read once, here, through one `environ.Env()`. The README lists
-them. With nothing set, Oracle runs on SQLite, an embedded Redis and the offline
-model, without Django's debug pages, answering localhost only, with a secret key
-generated once and kept under `var/`.
+Every variable is read once, through one `environ.Env()`: here, or by the builders
+this module hands it to (the database in oracle/connections.py, the hard caps in
+oracle/operator_limits.py). The README lists them. With nothing set, Oracle runs on
+SQLite, an embedded Redis and the offline model, without Django's debug pages,
+answering localhost only, with a secret key generated once and kept under `var/`.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import secrets
 from email.utils import getaddresses
 from pathlib import Path
-from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
 import environ
 from django.core.exceptions import ImproperlyConfigured
 
-from ops.embedded_redis import EmbeddedRedisError, embedded_redis_for
+from oracle.connections import celery_url, database, redis_url
+from oracle.logs import logging_config
+from oracle.operator_limits import hard_limits
+from oracle.secret_key import secret_key
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -39,25 +40,7 @@ DEBUG = env.bool("DEBUG", default=False)
 # redirect, HSTS, and a SECRET_KEY of the operator's (the same on every machine).
 HTTPS = env.bool("ORACLE_HTTPS", default=False)
 
-
-def _secret_key() -> str:
-    key: str = env.str("SECRET_KEY", default="")
-    if key:
-        return key
-    if HTTPS:
-        raise ImproperlyConfigured(
-            "SECRET_KEY must be set when ORACLE_HTTPS is on (for example: "
-            "python -c 'import secrets; print(secrets.token_urlsafe(50))')."
-        )
-    # A key generated once and kept (owner-only) so sessions survive restarts.
-    key_file = VAR_DIR / "dev-secret-key"
-    if not key_file.exists():
-        key_file.write_text(secrets.token_urlsafe(50))
-        key_file.chmod(0o600)
-    return key_file.read_text().strip()
-
-
-SECRET_KEY = _secret_key()
+SECRET_KEY = secret_key(env.str("SECRET_KEY", default=""), https=HTTPS, var_dir=VAR_DIR)
 
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
@@ -136,86 +119,11 @@ TEMPLATES = [
     },
 ]
 
-# --- Database ---------------------------------------------------------------
-
-
-def _database() -> dict[str, object]:
-    default = f"sqlite:///{VAR_DIR / 'oracle.sqlite3'}"
-    url = env.str("DATABASE_URL", default=default)
-    scheme = urlsplit(url).scheme
-    supported = ("sqlite", "postgres", "postgresql", "pgsql", "postgis")
-    if scheme not in supported:
-        raise ImproperlyConfigured(
-            f"DATABASE_URL {url!r} is not a database URL Oracle supports. Use "
-            "sqlite:////absolute/path/oracle.sqlite3 or "
-            "postgres://USER:PASSWORD@HOST:5432/NAME."
-        )
-    try:
-        config: dict[str, Any] = env.db_url_config(url)
-    except (ValueError, KeyError) as error:
-        raise ImproperlyConfigured(f"DATABASE_URL {url!r} could not be read: {error}") from error
-    if config["ENGINE"] == "django.db.backends.sqlite3":
-        # Many concurrent writers (web + workers): wait for the lock, and WAL.
-        config.setdefault("OPTIONS", {}).update(
-            {
-                "timeout": 20,
-                "transaction_mode": "IMMEDIATE",
-                # NORMAL is safe with WAL (no corruption; a power cut may lose the
-                # last commits) and spares an fsync per commit.
-                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-            }
-        )
-        # Keep each thread's connection: opening one (and its PRAGMAs) for every
-        # query was the largest cost of streaming under load.
-        config.setdefault("CONN_MAX_AGE", None)
-    else:
-        # A pool per process (psycopg's): Django's ASGI handler runs each request's sync
-        # code in a thread of its own, and with persistent connections every such thread
-        # kept one: 200 streams at once took all 100 of PostgreSQL's connections. Past
-        # the pool's size a request waits for a connection instead.
-        config["CONN_MAX_AGE"] = 0  # the pool keeps the connections (Django checks them)
-        config.setdefault("OPTIONS", {})["pool"] = {
-            "min_size": 1,
-            "max_size": env.int("DATABASE_POOL_SIZE", default=20),
-            "timeout": 30,
-        }
-    return config
-
-
-DATABASES = {"default": _database()}
+# --- Database and Redis: configured, or local (oracle/connections.py) ---------
+DATABASES = {"default": database(env, VAR_DIR)}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# --- Redis: configured, or embedded ----------------------------------------
-
-
-def _redis_url() -> tuple[str, bool]:
-    """The Redis URL to use, and whether this process started the embedded server."""
-    configured = env.str("REDIS_URL", default="")
-    if configured:
-        if urlsplit(configured).scheme not in ("redis", "rediss", "unix"):
-            raise ImproperlyConfigured(
-                f"REDIS_URL {configured!r} is not a Redis URL "
-                "(redis://HOST:6379/0, rediss://… or unix:///path/redis.sock)."
-            )
-        return configured, False
-    embedded = embedded_redis_for(VAR_DIR)
-    try:
-        started = embedded.ensure_running()
-    except EmbeddedRedisError as error:
-        raise ImproperlyConfigured(f"REDIS_URL is unset and {error}") from error
-    return embedded.url(), started
-
-
-def _celery_url(redis_url: str) -> str:
-    """Kombu and Celery spell a unix socket `redis+socket:///path?virtual_host=DB`."""
-    parts = urlsplit(redis_url)
-    if parts.scheme != "unix":
-        return redis_url
-    db = parse_qs(parts.query).get("db", ["0"])[0]
-    return f"redis+socket://{parts.path}?virtual_host={db}"
-
-
-REDIS_URL, EMBEDDED_REDIS_STARTED_HERE = _redis_url()
+REDIS_URL, EMBEDDED_REDIS_STARTED_HERE = redis_url(env.str("REDIS_URL", default=""), VAR_DIR)
 EMBEDDED_REDIS = not env.str("REDIS_URL", default="")
 
 CACHES = {
@@ -233,8 +141,8 @@ CACHES = {
 # The thread pool cannot kill a task, so the engine enforces each run's time limit
 # itself (at most 600 s plus wind-down); the hard limit below is the backstop for
 # pools that can.
-CELERY_BROKER_URL = _celery_url(REDIS_URL)
-CELERY_RESULT_BACKEND = _celery_url(REDIS_URL)
+CELERY_BROKER_URL = celery_url(REDIS_URL)
+CELERY_RESULT_BACKEND = celery_url(REDIS_URL)
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_TIME_LIMIT = 900
 CELERY_TASK_SOFT_TIME_LIMIT = 840
@@ -331,42 +239,7 @@ if HTTPS:
 LIMIT_LOG_FILE = VAR_DIR / "log" / "limits.jsonl"
 LIMIT_LOG_FILE.parent.mkdir(exist_ok=True)
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "formatters": {
-        "json": {"()": "pythonjsonlogger.json.JsonFormatter", "timestamp": True},
-    },
-    "handlers": {
-        "console": {"class": "logging.StreamHandler"},
-        "limits_file": {
-            # The worker and the web side write it at once: a lock file keeps their
-            # rotations apart (the standard library's handler lost lines doing it).
-            "class": "concurrent_log_handler.ConcurrentRotatingFileHandler",
-            "filename": str(LIMIT_LOG_FILE),
-            "maxBytes": 10 * 1024 * 1024,
-            "backupCount": 5,
-            "encoding": "utf-8",
-            "delay": True,  # opened by the first line: most processes never write one
-            "formatter": "json",
-        },
-        "limits_stdout": {
-            "class": "logging.StreamHandler",
-            "stream": "ext://sys.stdout",
-            "formatter": "json",
-        },
-    },
-    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
-    "loggers": {
-        "httpx": {"level": "WARNING"},
-        "LiteLLM": {"level": "WARNING"},
-        "oracle.limits": {
-            "handlers": ["limits_file", "limits_stdout"],
-            "level": "INFO",
-            "propagate": False,
-        },
-    },
-}
+LOGGING = logging_config(LIMIT_LOG_FILE, level=env.str("LOG_LEVEL", default="INFO"))
 
 # --- Operations ----------------------------------------------------------------------
 # A bearer token for Prometheus to read /metrics with; unset, only staff (logged in) can.
@@ -385,37 +258,14 @@ ORACLE_MAX_UPLOAD_BYTES = env.int("ORACLE_MAX_UPLOAD_BYTES", default=5 * 1024 * 
 # any other); off, or with the offline model, the first words of the question stay.
 ORACLE_AUTO_TITLES = env.bool("ORACLE_AUTO_TITLES", default=True)
 
-# --- Operator limits (settings_ui) ---
-# Hard caps that end every run whatever the user's settings say, even under the
-# `warn` action or unlimited iterations (SPEC sections 2 and 5). The defaults are
-# the engine's own (agents.config.OperatorLimits).
-from agents.config import OperatorLimits as _OperatorLimits  # noqa: E402
-
-_OPERATOR_DEFAULTS = _OperatorLimits()
-ORACLE_HARD_MAX_ITERATIONS = env.int(
-    "ORACLE_HARD_MAX_ITERATIONS", default=_OPERATOR_DEFAULTS.max_iterations
-)
-ORACLE_HARD_MAX_TOOL_CALLS = env.int(
-    "ORACLE_HARD_MAX_TOOL_CALLS", default=_OPERATOR_DEFAULTS.max_tool_calls
-)
-ORACLE_HARD_TOKEN_BUDGET = env.int(
-    "ORACLE_HARD_TOKEN_BUDGET", default=_OPERATOR_DEFAULTS.token_budget
-)
-ORACLE_HARD_TIMEOUT_SECONDS = env.float(
-    "ORACLE_HARD_TIMEOUT_SECONDS", default=_OPERATOR_DEFAULTS.timeout_seconds
-)
-ORACLE_HARD_MAX_COST_USD = env.float(
-    "ORACLE_HARD_MAX_COST_USD", default=_OPERATOR_DEFAULTS.max_cost_usd
-)
-for _name in (
-    "ORACLE_HARD_MAX_ITERATIONS",
-    "ORACLE_HARD_MAX_TOOL_CALLS",
-    "ORACLE_HARD_TOKEN_BUDGET",
-    "ORACLE_HARD_TIMEOUT_SECONDS",
-    "ORACLE_HARD_MAX_COST_USD",
-):
-    if not globals()[_name] > 0:
-        raise ImproperlyConfigured(f"{_name} must be a positive number.")
+# --- Operator limits (settings_ui): hard caps on every run (oracle/operator_limits.py) ---
+(
+    ORACLE_HARD_MAX_ITERATIONS,
+    ORACLE_HARD_MAX_TOOL_CALLS,
+    ORACLE_HARD_TOKEN_BUDGET,
+    ORACLE_HARD_TIMEOUT_SECONDS,
+    ORACLE_HARD_MAX_COST_USD,
+) = hard_limits(env)
 
 # --- Alerts and spend caps (ops/alerts.py, ops/caps.py) ------------------------------
 # Alerts on the last full hour, mailed to ADMINS ("Name <a@b>, ..."); unset, only logged

@@ -6,9 +6,9 @@ import json
 
 from django.http import HttpResponse, JsonResponse
 
+from accounts.api_auth import api_endpoint, error
 from accounts.http import AuthenticatedHttpRequest
 from agents.config import ConfigError
-from chat.api_auth import api_endpoint, error
 from settings_ui.services import agent_config_for, agent_config_update
 
 

@@ -7,8 +7,8 @@ from typing import Any
 
 from django.db.models import QuerySet
 
+from accounts.models import ApiToken
 from agents.subagents import DEFAULT_AGENT_TYPES, AgentType
-from chat.models import ApiToken
 from settings_ui.models import AgentTypeLimits
 from settings_ui.policy import allowed_models, model_option, server_default_label
 

@@ -10,8 +10,8 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts.http import AuthenticatedHttpRequest
+from accounts.services import api_token_create, api_token_revoke
 from agents.config import FIELDS_BY_NAME, AgentConfig, ConfigError
-from chat.services import api_token_create, api_token_revoke
 from settings_ui import selectors
 from settings_ui.forms import LIMIT_ACTION_SENTENCES, AgentConfigForm
 from settings_ui.policy import effective_model, operator_limits, server_default_model

@@ -102,7 +102,8 @@ def create_user(username: str, *, env: dict[str, str]) -> str:
     """Create a user (password "correct horse battery") through `manage.py` with `env`;
     returns an API token for them. One process: Django takes seconds to start."""
     code = (
-        "from django.contrib.auth.models import User; from chat.services import api_token_create;"
+        "from django.contrib.auth.models import User;"
+        "from accounts.services import api_token_create;"
         f"user = User.objects.create_user({username!r}, password='correct horse battery');"
         "print(api_token_create(user=user, name='command line')[1])"
     )

@@ -17,8 +17,9 @@ from asgiref.testing import ApplicationCommunicator
 from django.contrib.auth.models import User
 from django.test import Client
 
+from accounts.services import api_token_create
 from chat.models import Message, Role, Run, RunEvent, RunStatus
-from chat.services import api_token_create, conversation_create
+from chat.services import conversation_create
 from oracle.asgi import application
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -12,7 +12,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from chat.services import api_token_create
+from accounts.services import api_token_create
 
 pytestmark = pytest.mark.django_db
 

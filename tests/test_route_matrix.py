@@ -17,8 +17,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
+from accounts.services import api_token_create
 from chat.models import Message, Role, Run, RunStatus
-from chat.services import api_token_create, conversation_create
+from chat.services import conversation_create
 from knowledge.services import document_upload
 from ops.models import Alert, AlertKind
 from tests.fuzz.world import snapshot

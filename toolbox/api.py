@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.http import HttpResponse, JsonResponse
 
+from accounts.api_auth import api_endpoint
 from accounts.http import AuthenticatedHttpRequest
-from chat.api_auth import api_endpoint
 from toolbox import selectors
 
 

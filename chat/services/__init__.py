@@ -14,7 +14,6 @@ from chat.services.conversations import (
     conversations_purge_deleted,
 )
 from chat.services.messages import message_edit, message_post, run_regenerate
-from chat.services.tokens import api_token_create, api_token_revoke
 from runs.control import (
     run_answer_approval,
     run_approve,
@@ -31,8 +30,6 @@ __all__ = [
     "TITLE_MAX",
     "InvalidInput",
     "RunConflict",
-    "api_token_create",
-    "api_token_revoke",
     "conversation_create",
     "conversation_delete",
     "conversation_rename",

@@ -248,7 +248,8 @@ SEED = """
 import json
 from accounts.models import Invite
 from chat.models import Message, Role
-from chat.services import api_token_create, conversation_create
+from accounts.services import api_token_create
+from chat.services import conversation_create
 from django.contrib.auth.models import User
 user = User.objects.create_user({name!r}, password={password!r}, is_staff=True, is_superuser=True)
 titles, contents, names = json.loads({titles!r}), json.loads({contents!r}), json.loads({names!r})
@@ -686,7 +687,7 @@ def test_staff_pages_keep_every_payload_inert(
         "the admin's stuck runs": "/admin/chat/run/?reason__exact=no_progress",
         "a run's state in the admin": f"/admin/chat/run/{site.stuck_run}/change/",
         # The newest first: the staff account's, seeded last.
-        **{f"the admin's API tokens, page {n}": f"/admin/chat/apitoken/?p={n}" for n in (1, 2)},
+        **{f"the admin's API tokens, page {n}": f"/admin/accounts/apitoken/?p={n}" for n in (1, 2)},
         "the admin's documents": f"/admin/knowledge/document/?q={STAFF}",
         "a document's text in the admin": (
             f"/admin/knowledge/document/{site.corpus_document}/change/"

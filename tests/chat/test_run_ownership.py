@@ -6,8 +6,9 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
+from accounts.services import api_token_create
 from chat.models import Message, Role, Run, RunStatus
-from chat.services import api_token_create, conversation_create
+from chat.services import conversation_create
 
 pytestmark = pytest.mark.django_db
 

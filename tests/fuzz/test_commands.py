@@ -24,10 +24,10 @@ from django.db import transaction
 from hypothesis import given
 from hypothesis import strategies as st
 
+from accounts.models import ApiToken
 from agents.config import FIELDS_BY_NAME
 from agents.offline_model import OFFLINE_MODEL_NAME
 from agents.skills import skill_names
-from chat.models import ApiToken
 from dashboard.management.commands import seed_runs as seed_runs_command
 from dashboard.management.commands.seed_runs import MAX_DAYS
 from dashboard.seeding import seed_runs

@@ -14,8 +14,9 @@ from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db.models import Model
 
+from accounts.services import api_token_create
 from chat.models import Conversation, Message, Role, Run, RunEvent, RunStatus
-from chat.services import api_token_create, conversation_create, conversation_delete
+from chat.services import conversation_create, conversation_delete
 from knowledge.services import document_upload, ensure_guide
 
 # Fields that change when anything is read (a login, a token's "last used").

@@ -8,7 +8,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from chat.services import api_token_create
+from accounts.services import api_token_create
 from knowledge.models import Document
 from tests.knowledge.conftest import pdf, upload, uploaded, user_documents
 

@@ -7,8 +7,8 @@ import re
 from django.contrib.auth.models import User
 from django.test import Client
 
-from chat.models import ApiToken
-from chat.services import api_token_create
+from accounts.models import ApiToken
+from accounts.services import api_token_create
 
 
 def test_a_new_token_is_shown_once_and_works(alice: User, alice_client: Client):

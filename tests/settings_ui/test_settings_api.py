@@ -8,8 +8,8 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
+from accounts.services import api_token_create
 from agents.config import AgentConfig
-from chat.services import api_token_create
 from tests.settings_ui.conftest import bound_cases, stored
 
 URL = "/api/settings/"

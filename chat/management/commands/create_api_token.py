@@ -7,8 +7,8 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from accounts.services import api_token_create
 from chat.models import UNSTORABLE
-from chat.services import api_token_create
 
 
 class Command(BaseCommand):

@@ -17,7 +17,7 @@ from django.middleware.csrf import CsrfViewMiddleware
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 
-from chat.models import ApiToken
+from accounts.models import ApiToken
 from ops.ratelimits import over_limit, too_many
 
 View = Callable[..., HttpResponse]
