@@ -12,6 +12,9 @@ from typing import Any
 Event = dict[str, Any]
 EventSink = Callable[[Event], Awaitable[None]]
 
+# The reason `run.paused` gives when tool calls wait for the user's approval.
+APPROVAL = "approval"
+
 
 class EventType(StrEnum):
     """The event types, exactly as they go over the wire."""

@@ -19,7 +19,8 @@ from typing import Any
 
 from agents.config import AgentConfig, LimitAction, OperatorLimits
 from agents.events import Event, EventType
-from agents.loop import RunDeps, ToolContext, start_run, tool_context
+from agents.loop import start_run
+from agents.run.deps import RunDeps, ToolContext, tool_context
 from agents.state import AgentState, TerminationReason, Usage
 from agents.tools import Tool, ToolError
 from agents.wording import reason_label

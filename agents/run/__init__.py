@@ -1,0 +1,1 @@
+"""The steps of a run, each a module of its own; `agents.loop` drives them."""

@@ -1,0 +1,105 @@
+"""Ending or pausing a run: its final message and closing events (the shape of which
+`agents.endings` gives), a pause at a limit or for the user's approval, and the
+events and notices the tree left to send.
+"""
+
+from __future__ import annotations
+
+from agents import wording
+from agents.endings import ending_events
+from agents.events import APPROVAL, EventType
+from agents.run.context import RunContext
+from agents.state import AgentState, FailureClass, RunStatus, TerminationReason
+
+
+async def finish(run: RunContext, reason: TerminationReason) -> None:
+    """End the run for `reason`: its final message, the System notice, `run.finished`."""
+    state = run.state
+    run.tick()
+    state.status = RunStatus.FINISHED
+    state.termination_reason = reason
+    state.failure_class = failure_class(reason, state)
+    state.final_text = wording.final_message(
+        reason, state.limit_hit, run.unemitted_text, failure=state.provider_failure
+    )
+    for event in ending_events(
+        reason,
+        hit=state.limit_hit,
+        final_text=state.final_text,
+        counters=state.counters(),
+        failure_class=state.failure_class,
+        failure=state.provider_failure,
+    ):
+        await run.emit(event.pop("type"), **event)
+
+
+async def pause_for_approval(run: RunContext) -> None:
+    """Wait for the user's Approve or Deny of the step's calls, holding no worker;
+    the time waited is not run time."""
+    state = run.state
+    run.tick()
+    state.status = RunStatus.PAUSED
+    for call in state.awaiting_approval:
+        await run.emit(EventType.TOOL_APPROVAL_REQUESTED, **call)
+    await run.emit(
+        EventType.SYSTEM_NOTICE,
+        severity="warning",
+        metric=None,
+        value=None,
+        limit=None,
+        text=wording.approval_notice(state.awaiting_approval),
+        reason=APPROVAL,
+    )
+    await run.emit(EventType.RUN_PAUSED, reason=APPROVAL)
+
+
+async def pause(run: RunContext, reason: TerminationReason) -> None:
+    """Pause at a limit (the user's limit action says so): the text so far is shown,
+    and a System notice says which limit and what Continue does."""
+    state = run.state
+    run.tick()
+    if run.unemitted_text:
+        await run.emit(
+            EventType.ASSISTANT_MESSAGE, text=run.unemitted_text, tool_calls=[], final=False
+        )
+    hit = state.limit_hit
+    await run.emit(
+        EventType.SYSTEM_NOTICE,
+        severity="warning",
+        metric=hit.metric if hit else None,
+        value=hit.value if hit else None,
+        limit=hit.limit if hit else None,
+        text=wording.pause_notice(hit, reason),
+        reason=reason.value,
+    )
+    await run.emit(EventType.RUN_PAUSED, reason=reason.value)
+
+
+async def flush_outbox(run: RunContext) -> None:
+    """Send the events and notices the tree left on the state, then forget them."""
+    state = run.state
+    for event in state.pending_events:
+        await run.emit(event["type"], **{k: v for k, v in event.items() if k != "type"})
+    state.pending_events.clear()
+    for notice in state.pending_notices:
+        await run.emit(
+            EventType.SYSTEM_NOTICE,
+            severity=notice.severity,
+            metric=notice.metric,
+            value=notice.value,
+            limit=notice.limit,
+            text=notice.text,
+        )
+    state.pending_notices.clear()
+
+
+def failure_class(reason: TerminationReason, state: AgentState) -> FailureClass | None:
+    """Whether trying again could help: None for an answer or the user's stop."""
+    if reason in (TerminationReason.COMPLETED, TerminationReason.CANCELLED):
+        return None
+    if reason is TerminationReason.INTERRUPTED:
+        return FailureClass.TRANSIENT_INFRA
+    failure = state.provider_failure
+    if reason is TerminationReason.PROVIDER_ERROR and failure and failure.kind.transient:
+        return FailureClass.TRANSIENT_INFRA
+    return FailureClass.DETERMINISTIC

@@ -1,0 +1,139 @@
+"""Running a step's tool calls: within the round's tool-call budget, each after the
+user's approval where its tool needs one, in parallel up to the configured number,
+every call answered in the history (run, declined or not run).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+from agents import wording
+from agents.events import EventType
+from agents.model import Message, ToolCallPart
+from agents.run.context import RunContext
+from agents.run.deps import TOOL_CONTEXT, ToolContext
+from agents.run.stopping import until_stopped
+from agents.tools import ToolResult
+
+
+async def run_tools(run: RunContext, calls: list[ToolCallPart], *, announce: bool = True) -> bool:
+    """Run a step's tool calls; True (and nothing run) when some wait for approval."""
+    state = run.state
+    assert state.call_limits is not None
+    allowed = calls[: state.call_limits.allowed_tool_calls(len(calls))]
+    results: dict[str, ToolResult] = {}
+    limit = asyncio.Semaphore(run.tree.get_config().max_parallel_tools)
+
+    async def run_one(call: ToolCallPart) -> None:
+        context = TOOL_CONTEXT.set(ToolContext(run, call.id))
+        try:
+            if state.approvals.get(call.id) is False:
+                result = ToolResult(call.id, call.name, {}, False, wording.DECLINED)
+            else:
+                async with limit:
+                    result = await run.deps.tools.run(call.id, call.name, call.arguments)
+        finally:
+            TOOL_CONTEXT.reset(context)
+        results[call.id] = result
+        run.tree.on_tool_result(state, result)
+        attachments = {"attachments": list(result.attachments)} if result.attachments else {}
+        await run.emit(
+            EventType.TOOL_RESULT,
+            id=call.id,
+            name=call.name,
+            ok=result.ok,
+            content=result.content,
+            **attachments,
+        )
+
+    for call in calls if announce else ():
+        await run.emit(
+            EventType.TOOL_CALL, id=call.id, name=call.name, arguments=call.shown_arguments
+        )
+    if waiting := _awaiting_approval(run, allowed):
+        state.awaiting_approval = waiting
+        return True
+    state.round.tool_calls += len(allowed)
+    state.total.tool_calls += len(allowed)
+    if all(run.deps.tools.runs_inline(call.name) for call in allowed):
+        # Inline tools run in this thread to their end, so no stop could cut them
+        # short: no task and no waiter for one. A stop asked meanwhile ends the
+        # run before the next model call (the loop polls it first). bench/engine.py:
+        # 0.24 ms a step this way, 0.34-0.41 ms through the path below.
+        for call in allowed:
+            await run_one(call)
+    elif allowed:  # tools that may take a while: a stop or the time limit cuts them
+        await until_stopped(run, asyncio.gather(*(run_one(call) for call in allowed)))
+    for call in calls:
+        result = results.get(call.id)
+        if result is None:
+            content = (
+                "Not run: the run stopped first."
+                if call in allowed
+                else "Not run: the tool-call budget of this run is used up."
+            )
+            result = ToolResult(call.id, call.name, {}, False, content)
+            await run.emit(
+                EventType.TOOL_RESULT, id=call.id, name=call.name, ok=False, content=content
+            )
+        state.messages.append({"role": "tool", "tool_call_id": call.id, "content": result.content})
+    for call in calls:
+        state.approvals.pop(call.id, None)  # answered: nothing to keep
+    return False
+
+
+def _awaiting_approval(run: RunContext, calls: list[ToolCallPart]) -> list[dict[str, Any]]:
+    """The calls that need the user's approval and have no answer yet."""
+    waiting = []
+    for call in calls:
+        tool = run.deps.tools.get(call.name)
+        if tool is None or not tool.needs_approval or call.id in run.state.approvals:
+            continue
+        waiting.append({"id": call.id, "name": call.name, "server": tool.server,
+                        "arguments": call.shown_arguments})  # fmt: skip
+    return waiting
+
+
+async def take_approval_answers(run: RunContext) -> None:
+    """Take the user's answers to the calls that waited for approval (a call with none
+    counts as declined), each announced; the calls then run or are declined."""
+    state = run.state
+    for call in state.awaiting_approval:
+        approved = state.approvals.setdefault(call["id"], False)
+        await run.emit(
+            EventType.TOOL_APPROVAL_GIVEN, id=call["id"], name=call["name"], approved=approved
+        )
+    state.awaiting_approval = []
+
+
+async def close_unanswered_approvals(run: RunContext) -> None:
+    """The calls that waited for approval get a result each, not run: their steps close,
+    and a Continue's history answers every call the model made (a provider refuses one
+    that does not)."""
+    state = run.state
+    for call in state.awaiting_approval:
+        await run.emit(
+            EventType.TOOL_RESULT,
+            id=call["id"],
+            name=call["name"],
+            ok=False,
+            content=wording.NOT_ANSWERED,
+        )
+        state.messages.append(
+            {"role": "tool", "tool_call_id": call["id"], "content": wording.NOT_ANSWERED}
+        )
+    state.awaiting_approval, state.approvals = [], {}
+
+
+def unanswered_calls(messages: Sequence[Message]) -> list[ToolCallPart]:
+    """The tool calls of the last message when it is a step whose tools have no results
+    yet (the state was saved after the model asked and before the tools answered)."""
+    if not messages or messages[-1].get("role") != "assistant":
+        return []
+    return [
+        ToolCallPart(id=wire["id"], name=wire["function"]["name"],
+                     arguments=wire["function"]["arguments"])
+        for wire in messages[-1].get("tool_calls") or []
+    ]  # fmt: skip
