@@ -542,7 +542,7 @@ class McpHub:
         max_chars = self.max_result_chars
 
         async def call(**arguments: Any) -> ToolOutput:
-            from agents.loop import tool_context
+            from agents.run.deps import tool_context
 
             context = tool_context()
             report = None

@@ -10,8 +10,7 @@ from typing import Any
 from django.utils.html import escape, strip_tags
 from django.utils.safestring import mark_safe
 
-from agents.events import EventType
-from agents.loop import APPROVAL
+from agents.events import APPROVAL, EventType
 from chat.fragments import (
     announce,
     answer_foot,

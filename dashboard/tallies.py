@@ -39,7 +39,7 @@ from django.db.models import (
 from django.db.models.functions import Cast, Round
 from django.utils import timezone
 
-from agents.loop import APPROVAL
+from agents.events import APPROVAL
 from agents.state import LIMIT_REASONS, TerminationReason
 from chat.models import Message, Role, Run, RunEvent, RunStatus
 from dashboard.aggregates import Distribution, JsonText, UtcHour, ValueList, hour_key, values_of

@@ -13,8 +13,8 @@ from django.utils.module_loading import import_string
 
 from agents.builtin_tools import builtin_tools
 from agents.config import AgentConfig, OperatorLimits
-from agents.loop import RunDeps, ToolContext
 from agents.mcp import McpHub
+from agents.run.deps import RunDeps, ToolContext
 from agents.subagents import DEFAULT_AGENT_TYPES, AgentType, Delegation
 from agents.tools import Tool, ToolRegistry
 from agents.tree import create_tree

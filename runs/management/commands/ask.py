@@ -17,9 +17,9 @@ from django.db import DatabaseError, transaction
 
 from agents.config import AgentConfig, ConfigError, OperatorLimits
 from agents.events import Event, EventType
-from agents.loop import RunDeps
 from agents.mcp import McpHub
 from agents.offline_model import OFFLINE_MODEL_NAME
+from agents.run.deps import RunDeps
 from agents.skills import UnknownSkillError, skill_named, skill_names
 from agents.state import TerminationReason
 from agents.subagents import DEFAULT_AGENT_TYPES, DELEGATE_TOOL, AgentType, SubagentEvent
