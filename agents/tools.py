@@ -6,19 +6,22 @@ the model; it never crashes the run.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import contextvars
 import inspect
 import json
-import threading
-import types
 import typing
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-_JSON_TYPES: dict[type, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
+from agents.tool_arguments import (
+    JSON_TYPES,
+    Param,
+    arg_descriptions,
+    base_type,
+    fits,
+    schema_validator,
+)
+from agents.tool_threads import in_own_thread as in_own_thread
 
 
 class ToolError(Exception):
@@ -49,13 +52,6 @@ class ToolOutput:
 
 
 @dataclass(frozen=True)
-class _Param:
-    name: str
-    kind: type
-    required: bool
-
-
-@dataclass(frozen=True)
 class Tool:
     """A callable the model may use. Build one with `Tool.from_function`."""
 
@@ -63,7 +59,7 @@ class Tool:
     description: str
     schema: dict[str, Any]
     function: Callable[..., Any]
-    params: tuple[_Param, ...]
+    params: tuple[Param, ...]
     is_async: bool
     inline: bool
     server: str = ""  # the MCP server it comes from ("" for Oracle's own tools)
@@ -84,20 +80,20 @@ class Tool:
         CPU-bounded work).
         """
         hints = typing.get_type_hints(function)
-        descriptions = _arg_descriptions(function.__doc__ or "")
+        descriptions = arg_descriptions(function.__doc__ or "")
         properties: dict[str, Any] = {}
         required: list[str] = []
-        params: list[_Param] = []
+        params: list[Param] = []
         for param in inspect.signature(function).parameters.values():
-            kind = _base_type(hints[param.name])
+            kind = base_type(hints[param.name])
             has_default = param.default is not inspect.Parameter.empty
-            prop: dict[str, Any] = {"type": _JSON_TYPES[kind]}
+            prop: dict[str, Any] = {"type": JSON_TYPES[kind]}
             if param.name in descriptions:
                 prop["description"] = descriptions[param.name]
             properties[param.name] = prop
             if not has_default:
                 required.append(param.name)
-            params.append(_Param(param.name, kind, not has_default))
+            params.append(Param(param.name, kind, not has_default))
         tool_name = name or function.__name__
         description = (function.__doc__ or tool_name).strip().split("\n\n")[0]
         description = " ".join(description.split())
@@ -150,7 +146,7 @@ class Tool:
             inline=False,
             server=server,
             needs_approval=needs_approval,
-            validator=_schema_validator(parameters),
+            validator=schema_validator(parameters),
         )
 
     def check_arguments(self, arguments: Mapping[str, Any]) -> str | None:
@@ -166,8 +162,8 @@ class Tool:
                 if param.required:
                     return f"missing argument: {param.name}"
                 continue
-            if not _fits(arguments[param.name], param.kind):
-                expected = _JSON_TYPES[param.kind]
+            if not fits(arguments[param.name], param.kind):
+                expected = JSON_TYPES[param.kind]
                 return f"argument {param.name} must be a {expected}"
         return None
 
@@ -178,98 +174,6 @@ class Tool:
         if self.inline:
             return self.function(**arguments)
         return await in_own_thread(self.function, arguments, name=f"tool {self.name}")
-
-
-def in_own_thread(
-    function: Callable[..., Any], arguments: Mapping[str, Any], *, name: str
-) -> asyncio.Future[Any]:
-    """Call `function(**arguments)` on a new daemon thread; the future gets its outcome.
-
-    Not `asyncio.to_thread`: a thread cannot be stopped, so a tool cut short by a
-    Stop or the time limit runs on until it returns, and in the loop's default
-    executor it would hold one of a few threads shared by every run of the worker
-    process (and by anything else using `to_thread`); a handful of stuck tools
-    would stall them all. A thread per call holds nothing shared and ends when the
-    tool returns; starting one costs far less than any tool worth a thread. Being
-    a daemon, a stuck tool does not keep the process from exiting either.
-
-    Cancelling the future abandons the call: its outcome, even an exception, is
-    dropped without being logged, as is one arriving after the loop has closed.
-    """
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[Any] = loop.create_future()
-    context = contextvars.copy_context()  # as `to_thread` does
-
-    def settle(result: Any, error: BaseException | None) -> None:
-        if future.done():  # cancelled: no one is waiting
-            return
-        if error is None:
-            future.set_result(result)
-        else:
-            future.set_exception(error)
-
-    def work() -> None:
-        result: Any = None
-        error: BaseException | None = None
-        try:
-            result = context.run(function, **arguments)
-        except BaseException as raised:  # delivered to the caller, as `to_thread` does
-            error = raised
-        with contextlib.suppress(RuntimeError):  # the loop has closed: no one is waiting
-            loop.call_soon_threadsafe(settle, result, error)
-
-    threading.Thread(target=work, name=name, daemon=True).start()
-    return future
-
-
-def _schema_validator(schema: dict[str, Any]) -> Callable[[Mapping[str, Any]], str | None]:
-    import jsonschema
-
-    validator = jsonschema.validators.validator_for(schema)(schema)
-
-    def check(arguments: Mapping[str, Any]) -> str | None:
-        error = jsonschema.exceptions.best_match(validator.iter_errors(dict(arguments)))
-        if error is None:
-            return None
-        where = "/".join(str(part) for part in error.absolute_path)
-        return f"{where}: {error.message}"[:500] if where else error.message[:500]
-
-    return check
-
-
-def _fits(value: object, kind: type) -> bool:
-    if value is None:
-        return False
-    if kind is float:
-        return isinstance(value, int | float) and not isinstance(value, bool)
-    if kind is int:
-        return isinstance(value, int) and not isinstance(value, bool)
-    return isinstance(value, kind)
-
-
-def _base_type(hint: Any) -> type:
-    if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:
-        options = [arg for arg in typing.get_args(hint) if arg is not type(None)]
-        if len(options) == 1:
-            hint = options[0]
-    if hint not in _JSON_TYPES:
-        raise TypeError(f"unsupported tool parameter type: {hint!r}")
-    return typing.cast(type, hint)
-
-
-def _arg_descriptions(doc: str) -> dict[str, str]:
-    descriptions: dict[str, str] = {}
-    in_args = False
-    for line in inspect.cleandoc(doc).splitlines():
-        stripped = line.strip()
-        if stripped == "Args:":
-            in_args = True
-        elif in_args and ":" in stripped:
-            name, text = stripped.split(":", 1)
-            descriptions[name.strip()] = text.strip()
-        elif in_args and not stripped:
-            in_args = False
-    return descriptions
 
 
 class ToolRegistry:

@@ -3,7 +3,7 @@
 Run: `python bench/mcp_calls.py [--calls 300] [--passes 5] [--runs 50] [--steps 4]`.
 
 1. *Cost per call.* N calls of the testing server's `echo` (`tests/mcp/testing_server.py`)
-   through the bare SDK (`mcp.Client.call_tool`, the connection made as `agents/mcp.py`
+   through the bare SDK (`mcp.Client.call_tool`, the connection made as `agents/mcp_transport.py`
    makes it) and through Oracle (`ToolRegistry.run` over an `McpHub` tool: the arguments'
    JSON parsed and checked against the tool's schema, the server's ceiling, the result
    turned into a tool result), over stdio and Streamable HTTP. The two take turns, pass

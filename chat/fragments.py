@@ -154,7 +154,7 @@ def tool_status(element_id: str, *, ok: bool | None, waiting: str = "") -> str:
 
 
 # The pictures a tool step shows, inline as data: URLs: only kinds every browser draws
-# and none that runs script (an SVG could). agents.mcp checked the data is base64.
+# and none that runs script (an SVG could). agents.mcp_results checked the data is base64.
 PICTURE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 _BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}")
 

@@ -1,0 +1,62 @@
+"""How Oracle reaches an MCP server: the SDK's client for its transport (a process it
+starts over stdio, Streamable HTTP or SSE), and what a stdio server gets of Oracle's
+environment."""
+
+from __future__ import annotations
+
+import os
+import sys
+from contextlib import AsyncExitStack
+from typing import Any
+
+from agents.mcp_config import McpServerConfig
+
+# What a stdio server gets of Oracle's environment: enough to find programs and a home,
+# nothing else (no SECRET_KEY, DATABASE_URL, provider keys...). Its config adds the rest.
+BASE_ENVIRONMENT = ("PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "USER", "LOGNAME")
+
+
+def child_environment(config: McpServerConfig) -> dict[str, str]:
+    """A stdio server's environment: the minimal base from Oracle's, then its config's."""
+    base = {key: os.environ[key] for key in BASE_ENVIRONMENT if key in os.environ}
+    return base | config.env
+
+
+async def open_client(config: McpServerConfig, stack: AsyncExitStack) -> Any:
+    """The SDK's client for `config`'s transport, not yet entered; an HTTP client it
+    needs is entered on `stack`."""
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    info = client_info()
+    if config.transport == "stdio":
+        params = StdioServerParameters(
+            command=config.command,
+            args=list(config.args),
+            env=child_environment(config),
+            cwd=config.cwd,
+        )
+        # The server's stderr goes to the process's own (a worker's log). Not sys.stderr:
+        # Celery replaces it with a logging proxy, which has no file to hand a child.
+        errlog = sys.__stderr__ if sys.__stderr__ is not None else sys.stderr
+        return Client(stdio_client(params, errlog=errlog), client_info=info)
+    import httpx2
+
+    http = await stack.enter_async_context(
+        httpx2.AsyncClient(headers=config.headers, timeout=httpx2.Timeout(30.0, read=300.0))
+    )
+    if config.transport == "sse":
+        from mcp.client.sse import sse_client
+
+        transport = sse_client(config.url, headers=config.headers)
+        return Client(transport, client_info=info, mode="legacy")
+    from mcp.client.streamable_http import streamable_http_client
+
+    return Client(streamable_http_client(config.url, http_client=http), client_info=info)
+
+
+def client_info() -> Any:
+    """How Oracle introduces itself to a server."""
+    from mcp_types import Implementation
+
+    return Implementation(name="oracle", version="0.1.0")
