@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.contrib.auth.models import User
 from django.http import HttpRequest
+from django_htmx.middleware import HtmxDetails
 
 
 class AuthenticatedHttpRequest(HttpRequest):
@@ -11,3 +12,4 @@ class AuthenticatedHttpRequest(HttpRequest):
     a `User`, never `AnonymousUser`. For type checkers only; views get an HttpRequest."""
 
     user: User
+    htmx: HtmxDetails  # django-htmx's middleware sets it on every request

@@ -16,6 +16,7 @@ from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import HttpResponseClientRedirect
 
 from accounts.http import AuthenticatedHttpRequest
 from chat import selectors, services
@@ -24,10 +25,6 @@ from chat.models import Conversation
 
 def _param(request: AuthenticatedHttpRequest, name: str) -> str:
     return request.POST.get(name) or request.GET.get(name) or ""
-
-
-def _htmx(request: AuthenticatedHttpRequest) -> bool:
-    return bool(request.headers.get("HX-Request"))
 
 
 def _current(request: AuthenticatedHttpRequest) -> Conversation | None:
@@ -95,13 +92,13 @@ def rename(request: AuthenticatedHttpRequest, conversation_id: UUID) -> HttpResp
     try:
         services.conversation_rename(conversation=conversation, title=title)
     except services.InvalidInput as problem:
-        if not _htmx(request):
+        if not request.htmx:
             flash.error(request, " ".join(problem.errors["title"]))
             return redirect("conversation", conversation_id=conversation.id)
         return _item(
             request, conversation, editing=True, value=title, errors=problem.errors["title"]
         )
-    if not _htmx(request):
+    if not request.htmx:
         return redirect("conversation", conversation_id=conversation.id)
     return _item(request, conversation, renamed=True)
 
@@ -112,10 +109,10 @@ def delete(request: AuthenticatedHttpRequest, conversation_id: UUID) -> HttpResp
     nothing left to show: it goes home, where the Undo is offered."""
     conversation = selectors.conversation_get(user=request.user, conversation_id=conversation_id)
     services.conversation_delete(conversation=conversation)
-    if not _htmx(request):
+    if not request.htmx:
         return redirect("home")
     if _param(request, "current") == str(conversation.id):
-        return HttpResponse(headers={"HX-Redirect": reverse("home")})
+        return HttpResponseClientRedirect(reverse("home"))
     return _list(request, undo=True)
 
 
@@ -126,6 +123,6 @@ def restore(request: AuthenticatedHttpRequest, conversation_id: UUID) -> HttpRes
         user=request.user, conversation_id=conversation_id
     )
     services.conversation_restore(conversation=conversation)
-    if not _htmx(request):
+    if not request.htmx:
         return redirect("conversation", conversation_id=conversation.id)
     return _list(request, undo=True)

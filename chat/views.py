@@ -14,6 +14,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.html import escape
 from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import HttpResponseClientRedirect
 
 from accounts.http import AuthenticatedHttpRequest
 from agents.skills import DEFAULT_SKILL, Skill, UnknownSkillError, skill_named, skills
@@ -136,14 +137,14 @@ def conversation_post(request: AuthenticatedHttpRequest, conversation_id: str) -
             if isinstance(problem, services.InvalidInput)
             else str(problem)
         )
-        if not request.headers.get("HX-Request"):
+        if not request.htmx:
             flash.error(request, text)
             return redirect("conversation", conversation_id=conversation.id)
         response = HttpResponse(
             fragments.oob("#composer-error", "innerHTML", escape(text)), status=200
         )
         return response
-    if not request.headers.get("HX-Request"):
+    if not request.htmx:
         return redirect("conversation", conversation_id=conversation.id)
     html = (
         fragments.oob("#messages", "beforeend", fragments.new_turn(message, str(run.pk)))
@@ -175,11 +176,11 @@ def conversation_model(request: AuthenticatedHttpRequest, conversation_id: str) 
     try:
         services.conversation_set_model(conversation=conversation, model=request.POST.get("model"))
     except services.InvalidInput as problem:
-        if request.headers.get("HX-Request"):
+        if request.htmx:
             return HttpResponse(" ".join(problem.errors["model"]), status=400)
         flash.error(request, " ".join(problem.errors["model"]))
         return HttpResponse(status=400)
-    if request.headers.get("HX-Request"):
+    if request.htmx:
         return HttpResponse(status=204)
     return redirect("conversation", conversation_id=conversation.id)
 
@@ -198,8 +199,8 @@ def run_regenerate(request: AuthenticatedHttpRequest, run_id: str) -> HttpRespon
 def _to_conversation(request: AuthenticatedHttpRequest, conversation: Conversation) -> HttpResponse:
     """Back to the conversation's page: a redirect, or htmx's for a request it made."""
     url = reverse("conversation", args=[conversation.id])
-    if request.headers.get("HX-Request"):
-        return HttpResponse(status=204, headers={"HX-Redirect": url})
+    if request.htmx:
+        return HttpResponseClientRedirect(url, status=204)
     return redirect(url)
 
 

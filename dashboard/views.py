@@ -118,8 +118,7 @@ def hour_table(request: AuthenticatedHttpRequest) -> HttpResponse:
         "periods": PERIODS,
         "dashboard_url": _dashboard_url(period.key, "#limit-hits"),
     }
-    partial = request.headers.get("HX-Request") == "true"
-    template = "dashboard/_hours_table.html" if partial else "dashboard/hours.html"
+    template = "dashboard/_hours_table.html" if request.htmx else "dashboard/hours.html"
     return render(request, template, context)
 
 

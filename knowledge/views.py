@@ -67,15 +67,14 @@ def document_page(request: AuthenticatedHttpRequest, document_id: str) -> HttpRe
 
 @require_POST
 def document_delete(request: AuthenticatedHttpRequest, document_id: str) -> HttpResponse:
-    htmx = request.headers.get("HX-Request") == "true"
     try:
         services.document_delete(owner=request.user, document_id=document_id)
     except services.BuiltinDocument as problem:
-        if htmx:
+        if request.htmx:
             return HttpResponse(str(problem), status=400)
         flash.error(request, str(problem))
         return redirect("documents")
-    if htmx:
+    if request.htmx:
         return _list(request)
     flash.success(request, "Document deleted.")
     return redirect("documents")

@@ -2,6 +2,9 @@
 // while the reader is at the bottom, and every (re)connect of the WebSocket tells
 // the server which run this page shows and the last event it has, so the server
 // replays exactly what is missing.
+//
+// Each concern is a few named functions; the listeners at the end, one per event,
+// call the ones that event needs.
 (function () {
   "use strict";
 
@@ -41,10 +44,12 @@
     if (jump) jump.hidden = !show;
   }
 
-  document.addEventListener("DOMContentLoaded", function () {
+  // A conversation opens at its latest message; from then on the page knows whether
+  // the reader is at the bottom.
+  function watchScrolling() {
     var main = scroller();
     if (!main || !byId("messages")) return;
-    toBottom(); // a conversation opens at its latest message
+    toBottom();
     focusComposer();
     main.addEventListener("scroll", function () {
       following = atBottom();
@@ -52,19 +57,19 @@
     }, { passive: true });
     var jump = byId("jump-to-latest");
     if (jump) jump.addEventListener("click", function () { toBottom(); focusComposer(); });
-  });
+  }
 
   // A scroll event arrives a frame after the reader moves, so new text can land
   // between the two: if the page sits above where this script put it and is not
   // at the bottom, the reader has moved up, whether or not the event came yet.
-  document.addEventListener("htmx:oobBeforeSwap", function () {
+  function noticeReaderMovedUp() {
     if (following && byId("messages") && scroller().scrollTop < placed - 1 && !atBottom()) {
       following = false;
     }
-  });
+  }
 
   // New content: keep the reader at the bottom if they were there, else offer a way down.
-  document.addEventListener("htmx:oobAfterSwap", function (event) {
+  function followNewContent(event) {
     var target = event.detail.target;
     if (target && target.id === "title") { // swapped whole: read the new one
       document.title = (byId("title").value || "New conversation") + " · Oracle";
@@ -76,27 +81,52 @@
     } else if (!atBottom()) {
       showJump(true);
     }
-  });
+  }
 
   // --- the clock -------------------------------------------------------------------
   // The server sends the time used at each checkpoint; between them (a long call
-  // streaming) the seconds gauge counts on by itself while the run works.
+  // streaming) the seconds gauge counts on by itself while the run works. The timer
+  // runs only while the page shows a running run's seconds gauge.
   var clock = null; // {key, base, at}: the seconds counted on since the server's figure
-  setInterval(function () {
-    var gauge = document.querySelector("#gauges[data-status=running] .gauge[data-ticking]");
-    if (!gauge) { clock = null; return; }
-    var key = document.querySelector("#gauges .run-status").textContent;
+  var ticking = null; // the timer, while a run is live
+
+  function liveSecondsGauge() {
+    return document.querySelector("#gauges[data-status=running] .gauge[data-ticking]");
+  }
+
+  // Called whenever the gauges may have changed: starts the clock when a run's gauge
+  // appears, stops it when the run ends or its gauges leave the page.
+  function watchClock() {
+    if (!liveSecondsGauge()) {
+      stopClock();
+    } else if (!ticking) {
+      tick();
+      ticking = setInterval(tick, 1000);
+    }
+  }
+
+  function stopClock() {
+    if (ticking) clearInterval(ticking);
+    ticking = null;
+    clock = null;
+  }
+
+  function tick() {
+    var gauge = liveSecondsGauge();
+    if (!gauge) { stopClock(); return; }
+    var gauges = byId("gauges");
+    var key = gauges.dataset.status + " " + gauges.dataset.round; // a new round counts anew
     var sent = parseFloat(gauge.dataset.ticking), now = Date.now();
     if (!clock || clock.key !== key || sent > clock.base + (now - clock.at) / 1000) {
       clock = { key: key, base: sent, at: now };
     }
     var seconds = clock.base + (now - clock.at) / 1000;
-    var figures = gauge.querySelector(".gauge-figures");
     var meter = gauge.querySelector("meter");
     var limit = parseFloat(meter.dataset.limit || "0");
-    figures.textContent = Math.floor(seconds) + " / " + figures.textContent.split(" / ")[1];
+    gauge.querySelector(".gauge-figures").textContent =
+      Math.floor(seconds) + " / " + gauge.dataset.limitShown;
     if (limit) meter.value = Math.min(100, Math.round(100 * seconds / limit));
-  }, 1000);
+  }
 
   // --- copying -----------------------------------------------------------------------
   function addCopyButtons(root) {
@@ -119,7 +149,7 @@
     });
   }
 
-  document.addEventListener("click", function (event) {
+  function copyOnClick(event) {
     var button = event.target.closest && event.target.closest(".copy-code, .copy-answer");
     if (!button) return;
     if (button.classList.contains("copy-code")) {
@@ -127,14 +157,14 @@
     } else {
       copied(button, button.closest(".msg").querySelector(".msg-body").innerText.trim());
     }
-  });
+  }
 
-  document.addEventListener("DOMContentLoaded", function () { addCopyButtons(document); });
+  // --- the conversation's totals -------------------------------------------------------
   var refreshing = null;
-  document.addEventListener("htmx:oobAfterSwap", function (event) {
-    addCopyButtons(event.detail.target.parentNode || document);
+
+  function refreshTotalsSoon() {
     if (!refreshing) refreshing = setTimeout(refreshTotals, 0); // once the frame is in
-  });
+  }
 
   // A run ended: the conversation's totals are asked for again (once per ending).
   function refreshTotals() {
@@ -148,7 +178,7 @@
   }
 
   // --- versions and editing ----------------------------------------------------------
-  document.addEventListener("click", function (event) {
+  function versionsAndEditingOnClick(event) {
     var target = event.target;
     var step = target.closest && target.closest(".version-prev, .version-next");
     if (step) {
@@ -184,51 +214,57 @@
       target.closest(".edit-form").remove();
       editing.querySelector(".edit-message").focus();
     }
-  });
+  }
 
-  document.addEventListener("keydown", function (event) {
+  // A key in an edit form is the form's (Esc cancels it, Enter sends it), not the
+  // page's: true when the key was one.
+  function editFormKey(event) {
     var form = event.target.closest && event.target.closest(".edit-form");
-    if (!form) return;
+    if (!form) return false;
     if (event.key === "Escape") {
-      event.stopPropagation();
       form.querySelector(".edit-cancel").click();
     } else if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
       event.preventDefault();
       form.requestSubmit();
     }
-  }, true);
+    return true;
+  }
 
   // A run's section already on the page (the history or the composer put it there)
   // is not added again when the run's first event arrives.
-  document.addEventListener("htmx:oobBeforeSwap", function (event) {
+  function skipRunShownAlready(event) {
     var fragment = event.detail.fragment;
     var first = fragment && fragment.firstElementChild;
     if (first && first.matches("section.run[id]") && byId(first.id)) {
       event.detail.shouldSwap = false;
     }
-  });
-
-  // --- the socket -------------------------------------------------------------------
-  document.addEventListener("htmx:wsOpen", function (event) {
-    var state = streamState();
-    if (state && state.run) {
-      event.detail.socketWrapper.send(
-        JSON.stringify({ type: "sync", run_id: state.run, last_seq: state.seq })
-      );
-    }
-  });
-
-  // htmx-ext-ws would try to swap JSON error frames: show them instead.
-  document.addEventListener("htmx:wsBeforeMessage", function (event) {
-    var text = event.detail.message;
-    if (typeof text === "string" && text.charAt(0) === "{") {
-      event.preventDefault();
-      try { console.warn("Oracle:", JSON.parse(text).error); } catch (e) { /* not JSON */ }
-    }
-  });
+  }
 
   // --- the composer and the run's buttons -------------------------------------------
-  document.addEventListener("htmx:afterRequest", function (event) {
+  // Esc stops the run (sidebar.js and shortcuts.js keep the Esc that is theirs from
+  // reaching this, which listens in the bubbling phase after them).
+  function stopOnEscape(event) {
+    if (event.key !== "Escape") return;
+    var stop = document.querySelector("#run-controls button.stop");
+    if (stop) {
+      event.preventDefault();
+      stop.click();
+    }
+  }
+
+  // Enter sends the composer's message; Shift+Enter is a new line.
+  function sendOnEnter(event) {
+    var target = event.target;
+    if (target.id !== "composer-input" || event.key !== "Enter" || event.shiftKey || event.isComposing) {
+      return;
+    }
+    event.preventDefault();
+    if (target.value.trim()) {
+      target.form.requestSubmit();
+    }
+  }
+
+  function afterComposerOrRunButton(event) {
     var elt = event.detail.elt;
     if (!event.detail.successful || !elt) return;
     if (elt.id === "composer") {
@@ -238,11 +274,11 @@
     } else if (elt.closest && elt.closest(".system-actions, #run-controls")) {
       focusComposer(); // the button pressed is gone: focus goes back to writing
     }
-  });
+  }
 
   // Approve, Always allow or Deny of one waiting tool call: its row goes once the answer
   // is taken (the run goes on when every call has one); a refusal is shown in the row.
-  document.addEventListener("htmx:afterRequest", function (event) {
+  function afterApproval(event) {
     var elt = event.detail.elt;
     if (!elt || !elt.hasAttribute || !elt.hasAttribute("data-approval")) return;
     var row = elt.closest(".approval");
@@ -254,24 +290,62 @@
     var said = "That answer was not taken.";
     try { said = JSON.parse(event.detail.xhr.responseText).error || said; } catch (e) { /* not JSON */ }
     row.querySelector(".approval-error").textContent = said;
+  }
+
+  // --- the socket -------------------------------------------------------------------
+  function syncOnOpen(event) {
+    var state = streamState();
+    if (state && state.run) {
+      event.detail.socketWrapper.send(
+        JSON.stringify({ type: "sync", run_id: state.run, last_seq: state.seq })
+      );
+    }
+  }
+
+  // htmx-ext-ws would try to swap JSON error frames: show them instead.
+  function showErrorFrame(event) {
+    var text = event.detail.message;
+    if (typeof text === "string" && text.charAt(0) === "{") {
+      event.preventDefault();
+      try { console.warn("Oracle:", JSON.parse(text).error); } catch (e) { /* not JSON */ }
+    }
+  }
+
+  // --- one listener per event --------------------------------------------------------
+  document.addEventListener("DOMContentLoaded", function () {
+    watchScrolling();
+    addCopyButtons(document);
+    watchClock();
+  });
+
+  document.addEventListener("htmx:oobBeforeSwap", function (event) {
+    noticeReaderMovedUp();
+    skipRunShownAlready(event);
+  });
+
+  document.addEventListener("htmx:oobAfterSwap", function (event) {
+    followNewContent(event);
+    addCopyButtons(event.detail.target.parentNode || document);
+    refreshTotalsSoon();
+    watchClock();
+  });
+
+  document.addEventListener("htmx:afterRequest", function (event) {
+    afterComposerOrRunButton(event);
+    afterApproval(event);
+  });
+
+  document.addEventListener("htmx:wsOpen", syncOnOpen);
+  document.addEventListener("htmx:wsBeforeMessage", showErrorFrame);
+
+  document.addEventListener("click", function (event) {
+    copyOnClick(event);
+    versionsAndEditingOnClick(event);
   });
 
   document.addEventListener("keydown", function (event) {
-    if (event.key === "Escape") {
-      var stop = document.querySelector("#run-controls button.stop");
-      if (stop) {
-        event.preventDefault();
-        stop.click();
-      }
-      return;
-    }
-    var target = event.target;
-    if (target.id !== "composer-input" || event.key !== "Enter" || event.shiftKey || event.isComposing) {
-      return;
-    }
-    event.preventDefault();
-    if (target.value.trim()) {
-      target.form.requestSubmit();
-    }
+    if (editFormKey(event)) return;
+    stopOnEscape(event);
+    sendOnEnter(event);
   });
 })();
