@@ -46,7 +46,7 @@ async def events_of(
     waited for the network) is left unread for that many seconds: the words that come
     meanwhile wait in the socket and are then taken in one read instead of one each.
     The run host asks for it only when many runs stream, and only until the journal's
-    next write, which those words would wait for anyway (`runs.recorder.Journal`)."""
+    next write, which those words would wait for anyway (`runs.journal.Journal`)."""
     rest = b""
     chunks = aiter(response.aiter_bytes())
     while True:

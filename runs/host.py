@@ -38,8 +38,9 @@ from agents.titles import suggest_title
 from chat.models import Run, RunStatus
 from runs import interruptions, titles
 from runs.control import cancel_key
+from runs.journal import DatabaseThread, Journal
 from runs.live import LIVE_CHANNEL, async_client
-from runs.recorder import DatabaseThread, Journal, RunRecorder
+from runs.recorder import RunRecorder
 from toolbox.hub import close_process_hub, process_hub
 
 logger = logging.getLogger(__name__)

@@ -1,68 +1,31 @@
-"""What a run produces, written down as it is produced: the main chain (`Message` rows)
-and the events (`RunEvent` rows), then published to the web processes.
-
-Each run has a `RunRecorder`, the engine's event sink, which folds events into
-message rows in memory. One `Journal` per worker process commits every run's
-pending rows and events together, in one transaction per tick, and only then
-publishes them, in one message (`runs.live`). So a client never sees what the
-database does not have, and a reconnecting client reads the rest back from it.
-
-Persisting is not best-effort, publishing is: a failed write is retried at the
-next tick with nothing dropped; a failed publish is logged and forgotten (the
-pages and SSE catch up from the database).
+"""What a run produces, kept as it is produced: a `RunRecorder` per run is the engine's
+event sink, and folds the run's events into its main chain (`Message` rows) in memory
+until its worker's journal (`runs.journal`) writes and publishes them.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
-import time
-from collections.abc import Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
-
-from django.db import connections, router, transaction
-from django.db.models import Field, Model
-from django.utils import timezone
+from typing import Any, Protocol
 
 from agents.events import EventType
-from chat.models import COUNTERS, NOTICE_FIELDS, Conversation, Message, Role, Run, RunEvent
+from chat.models import COUNTERS, NOTICE_FIELDS, Message, Role, Run
 from ops import limit_log
 from runs import subagents
-from runs.live import encode, with_fresh_connection
 
 logger = logging.getLogger(__name__)
-Publish = Callable[[str], Awaitable[Any]]  # sends one encoded message to every web process
-
-PUBLISH_TIMEOUT_SECONDS = 2.0
-RUNS_AT_INTERVAL = 10  # up to this many runs, ticks come every `interval` (see Journal.pace)
-MAX_PACE_SECONDS = 0.1
-READ_AHEAD_SECONDS = 0.005  # streams are read this long before a tick (Journal.read_pause)
-# A run whose rows cannot be written this many ticks in a row gives up closing (the
-# sweeper then marks it interrupted); other runs go on being written.
-MAX_WRITE_FAILURES = 50
 
 
-class DatabaseThread:
-    """Database work off the event loop, in threads of its own (one keeps writes in order)."""
+class Writer(Protocol):
+    """What a recorder needs of the journal that writes it (`runs.journal.Journal`)."""
 
-    def __init__(self, threads: int = 1, name: str = "oracle-db") -> None:
-        self._executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix=name)
-        self._threads = threads
+    def wake(self, *, now: bool = False) -> None: ...
 
-    async def __call__(self, function: Any, *args: Any, **kwargs: Any) -> Any:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(
-            self._executor, lambda: with_fresh_connection(function, *args, **kwargs)
-        )
-
-    def close(self) -> None:
-        for _ in range(self._threads):  # each thread closes its own connections
-            self._executor.submit(connections.close_all)
-        self._executor.shutdown(wait=True)
+    def read_pause(self) -> float: ...
 
 
 @dataclass
@@ -89,7 +52,7 @@ class RunRecorder:
     writes them. Call it with each engine event."""
 
     def __init__(
-        self, run: Run, journal: Journal, *, tool_steps: dict[str, Message] | None = None
+        self, run: Run, journal: Writer, *, tool_steps: dict[str, Message] | None = None
     ) -> None:
         self.run = run
         self.run_id = str(run.pk)
@@ -280,275 +243,6 @@ class RunRecorder:
         for message, (pk, seq) in zip(batch.new, created, strict=True):
             message.pk, message.seq = pk, seq
         self.failures = 0
-
-
-class Journal:
-    """Writes every hosted run's batches in one transaction per tick, then publishes them.
-
-    One per worker process (see `runs.host`). Ticks start at most every `interval`
-    seconds while anything is pending; a run that is closing is written at once.
-    """
-
-    def __init__(self, database: DatabaseThread, publish: Publish, *, interval: float) -> None:
-        self.database = database
-        self.publish = publish
-        self.interval = interval
-        self.recorders: set[RunRecorder] = set()
-        self._wake = asyncio.Event()
-        self._now = asyncio.Event()
-        self._publish_failed_at = 0.0
-        self._next_tick = 0.0  # when the pause after the last tick ends (monotonic)
-
-    def add(self, recorder: RunRecorder) -> None:
-        self.recorders.add(recorder)
-
-    def wake(self, *, now: bool = False) -> None:
-        self._wake.set()
-        if now:
-            self._now.set()
-
-    def pace(self) -> float:
-        """The time between ticks: `interval`, longer with many runs streaming.
-
-        What a tick costs grows with the runs it writes (a row each, a frame to each
-        page and stream watching one), hardly with the words each run brings. With
-        one word of each run in every tick, 50 runs streaming spent most of the
-        machine on those; a few words each cost little more than one (bench/README.md).
-        So past `RUNS_AT_INTERVAL` runs the pause grows with them, up to
-        `MAX_PACE_SECONDS`, and never below `interval`."""
-        crowd = len(self.recorders) / RUNS_AT_INTERVAL
-        return max(self.interval, min(self.interval * crowd, MAX_PACE_SECONDS))
-
-    def read_pause(self) -> float:
-        """How long a run's model stream may go unread now (`LiteLLMModel.read_pause`):
-        until just before the next tick while the pace is above the interval, since
-        the words read before then wait for that tick anyway. A network read costs
-        about as much as the word it brings; with 50 runs streaming, a read every
-        tick rather than every word took a third of the worker's CPU off (bench/README.md).
-        0 with few runs: each word is read, written and sent as it comes."""
-        if self.pace() <= self.interval:
-            return 0.0
-        return max(0.0, self._next_tick - time.monotonic() - READ_AHEAD_SECONDS)
-
-    async def run_forever(self) -> None:
-        while True:
-            await self._wake.wait()
-            self._wake.clear()
-            self._now.clear()
-            began = time.monotonic()
-            self._next_tick = began + self.pace()
-            try:
-                await self.tick()
-            except Exception:  # never let one bad tick end the writing of every run
-                logger.exception("writing the runs' output failed; trying again")
-            # Coalesce what streams meanwhile. Under load a tick takes longer than the
-            # interval, and the next one starts at once with a bigger batch.
-            rest = self.pace() - (time.monotonic() - began)
-            if rest > 0:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._now.wait(), rest)
-
-    async def tick(self) -> None:
-        # In one order (the runs' ids), so that two writers never wait on each other.
-        recorders = sorted(self.recorders, key=lambda recorder: recorder.run_id)
-        batches = [recorder.take() for recorder in recorders]
-        batches = [b for b in batches if not b.empty or b.closing]
-        writes = [b for b in batches if not b.empty]
-        if writes:
-            try:
-                results = await self.database(_write_all, writes)
-            except Exception:
-                logger.warning("writing %d runs together failed; one by one", len(writes))
-                results = await self.database(_write_each, writes)
-            for batch, created in zip(writes, results, strict=True):
-                if created is TAKEN_OVER:
-                    batch.recorder.taken_over()
-                elif created is None:
-                    batch.recorder.give_back(batch)
-                    self._wake.set()
-                else:
-                    batch.recorder.written(batch, created)
-            written = zip(writes, results, strict=True)
-            await self._publish([b for b, r in written if r is not None and r is not TAKEN_OVER])
-        for batch in batches:
-            recorder = batch.recorder
-            if not batch.closing or recorder.closed is None or recorder.closed.done():
-                continue
-            if recorder.pending or recorder.new or recorder.dirty or recorder.run_fields:
-                if recorder.failures < MAX_WRITE_FAILURES:
-                    continue  # given back: the next tick writes it
-                recorder.closed.set_exception(RuntimeError("could not write the run's output"))
-            else:
-                recorder.closed.set_result(None)
-            self.recorders.discard(recorder)
-
-    async def _publish(self, written: list[Batch]) -> None:
-        """One message for every run's new events (see `runs.live`), best-effort."""
-        batches = [
-            {
-                "conversation_id": batch.recorder.conversation_key,
-                "run_id": batch.recorder.run_id,
-                "events": batch.events,
-                "counters": batch.recorder.live_counters(),
-            }
-            for batch in written
-            if batch.events
-        ]
-        if not batches:
-            return
-        try:
-            await asyncio.wait_for(self.publish(encode(batches)), PUBLISH_TIMEOUT_SECONDS)
-        except Exception as error:  # clients catch up from the database
-            now = time.monotonic()
-            if now - self._publish_failed_at > 10:
-                logger.warning("publishing run events failed (clients catch up): %r", error)
-            self._publish_failed_at = now
-
-
-TAKEN_OVER: list[tuple[int, int]] = []  # written() of a batch dropped: see _write_all
-
-
-def _write_all(batches: list[Batch]) -> list[list[tuple[int, int]] | None]:
-    """Write the batches in one transaction: each run's new rows, then every changed
-    row and every run's fields in one statement per shape, then all events at once.
-
-    A run claimed again since this worker claimed it (its lease moved on: it was
-    thought lost and resumed elsewhere) is not written: its batch comes back as
-    `TAKEN_OVER`, and the host stops it here."""
-    with transaction.atomic():
-        ids = [batch.recorder.run.pk for batch in batches]
-        leases = _leases(ids)
-        mine = [b for b in batches if leases.get(b.recorder.run.pk) == b.recorder.run.lease]
-        if len(mine) < len(batches):
-            written = _write_all(mine) if mine else []
-            by_batch = dict(zip(map(id, mine), written, strict=True))
-            return [by_batch.get(id(batch), TAKEN_OVER) for batch in batches]
-        created: list[list[tuple[int, int]] | None] = [_create_rows(b) for b in batches]
-        _update_many(Message, [update for batch in batches for update in batch.updates])
-        _update_many(Run, [(batch.recorder.run.pk, _run_fields(batch)) for batch in batches])
-        _insert_events([event for batch in batches for event in _events(batch)])
-    return created
-
-
-def _leases(ids: list[Any]) -> dict[Any, int]:
-    """The runs' leases, their rows locked until the transaction ends (SQLite's write
-    transaction locks the whole database already). In SQL: the ORM's query cost more
-    to build than to run, on every tick (bench/README.md)."""
-    connection = connections[router.db_for_write(Run)]
-    quote = connection.ops.quote_name
-    pk, pk_column = _concrete_field(Run, "id")
-    lease_column = _concrete_field(Run, "lease")[1]
-    marks = ", ".join(["%s"] * len(ids))
-    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
-    sql = (
-        f"SELECT {quote(pk_column)}, {quote(lease_column)} FROM {quote(Run._meta.db_table)} "
-        f"WHERE {quote(pk_column)} IN ({marks}){lock}"
-    )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [pk.get_db_prep_value(key, connection) for key in ids])
-        rows = cursor.fetchall()
-    return {pk.to_python(key): lease for key, lease in rows}
-
-
-def _write_each(batches: list[Batch]) -> list[list[tuple[int, int]] | None]:
-    results: list[list[tuple[int, int]] | None] = []
-    for batch in batches:
-        try:
-            results.extend(_write_all([batch]))
-        except Exception:
-            logger.exception("writing run %s failed; kept for the next try", batch.recorder.run_id)
-            results.append(None)
-    return results
-
-
-def _events(batch: Batch) -> list[tuple[Any, int, str, dict[str, Any]]]:
-    run_id = batch.recorder.run.pk
-    return [(run_id, e["seq"], e["type"], e) for e in batch.events]
-
-
-def _insert_events(events: list[tuple[Any, int, str, dict[str, Any]]]) -> None:
-    """INSERT the events in one `executemany`. Under load a tick holds one event for
-    each streaming run, and making a `RunEvent` object of each for `bulk_create` cost
-    more than the database's work (bench/README.md)."""
-    if not events:
-        return
-    connection = connections[router.db_for_write(RunEvent)]
-    quote = connection.ops.quote_name
-    run, run_column = _concrete_field(RunEvent, "run")
-    data, data_column = _concrete_field(RunEvent, "data")
-    created, created_column = _concrete_field(RunEvent, "created_at")
-    columns = ", ".join(map(quote, (run_column, "seq", "type", data_column, created_column)))
-    sql = f"INSERT INTO {quote(RunEvent._meta.db_table)} ({columns}) VALUES (%s, %s, %s, %s, %s)"
-    now = created.get_db_prep_value(timezone.now(), connection)
-    params = [
-        [
-            run.get_db_prep_save(run_id, connection),
-            seq,
-            kind,
-            data.get_db_prep_save(event, connection),
-            now,
-        ]
-        for run_id, seq, kind, event in events
-    ]
-    with connection.cursor() as cursor:
-        cursor.executemany(sql, params)
-
-
-def _create_rows(batch: Batch) -> list[tuple[int, int]]:
-    """Insert a batch's new messages, numbered in its conversation; their (pk, seq)."""
-    if not batch.new_rows:
-        return []
-    recorder = batch.recorder
-    conversation = Conversation.objects.select_for_update().get(pk=recorder.conversation_id)
-    first = conversation.last_message_seq + 1
-    messages = [
-        Message(conversation_id=recorder.conversation_id, run_id=recorder.run.pk,
-                seq=first + offset, **row)
-        for offset, row in enumerate(batch.new_rows)
-    ]  # fmt: skip
-    conversation.last_message_seq = first + len(messages) - 1
-    conversation.save(update_fields=["last_message_seq", "updated_at"])
-    Message.objects.bulk_create(messages)
-    return [(m.pk, m.seq) for m in messages]
-
-
-def _run_fields(batch: Batch) -> dict[str, Any]:
-    fields: dict[str, Any] = {"heartbeat_at": timezone.now(), **batch.run_fields}
-    if batch.events:
-        fields["last_event_seq"] = batch.events[-1]["seq"]
-    return fields
-
-
-def _update_many(model: type[Model], updates: list[tuple[Any, dict[str, Any]]]) -> None:
-    """UPDATE rows by primary key, one `executemany` for all the rows that change the
-    same fields. Under load a tick changes hundreds of rows; one ORM `update()` each
-    cost more than the database's work, and `bulk_update`'s CASE more still."""
-    shapes: dict[tuple[str, ...], list[tuple[Any, dict[str, Any]]]] = {}
-    for pk, fields in updates:
-        shapes.setdefault(tuple(fields), []).append((pk, fields))
-    connection = connections[router.db_for_write(model)]
-    quote = connection.ops.quote_name
-    meta = model._meta
-    pk_field, pk_column = _concrete_field(model, meta.pk.name)
-    for names, rows in shapes.items():
-        columns = [_concrete_field(model, name) for name in names]
-        assignments = ", ".join(f"{quote(column)} = %s" for _, column in columns)
-        sql = f"UPDATE {quote(meta.db_table)} SET {assignments} WHERE {quote(pk_column)} = %s"
-        params = [
-            [field.get_db_prep_save(fields[field.name], connection) for field, _ in columns]
-            + [pk_field.get_db_prep_value(pk, connection)]
-            for pk, fields in rows
-        ]
-        with connection.cursor() as cursor:
-            cursor.executemany(sql, params)
-
-
-def _concrete_field(model: type[Model], name: str) -> tuple[Field[Any, Any], str]:
-    """The model's field `name` and its column (only a concrete field has one)."""
-    field = model._meta.get_field(name)
-    if not isinstance(field, Field) or field.column is None:
-        raise ValueError(f"{model.__name__}.{name} has no column of its own")
-    return field, field.column
 
 
 def _row(message: Message) -> dict[str, Any]:

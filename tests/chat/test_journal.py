@@ -13,7 +13,8 @@ from django.contrib.auth.models import User
 
 from chat.models import Message, Role, Run, RunEvent, RunStatus
 from chat.services import conversation_create
-from runs.recorder import DatabaseThread, Journal, RunRecorder
+from runs.journal import DatabaseThread, Journal
+from runs.recorder import RunRecorder
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -246,7 +247,7 @@ async def test_a_write_given_back_keeps_the_rows_it_had_to_write_whole(alice: Us
 
 
 def _written(recorder: RunRecorder, batch: Any) -> None:
-    from runs.recorder import _write_all
+    from runs.journal_writes import write_all as _write_all
 
     (created,) = _write_all([batch])
     recorder.written(batch, created)
