@@ -23,29 +23,26 @@ import time
 from collections.abc import Coroutine
 from concurrent.futures import Future
 from dataclasses import dataclass
-from datetime import timedelta
 from typing import Any
 
 import redis.asyncio as aioredis
 import uvloop
 from django.conf import settings
-from django.db import close_old_connections, connection, connections
-from django.utils import timezone
+from django.db import connection
 
 from agents.cancel import CancelToken
 from agents.state import LimitHit, Metric, TerminationReason
-from agents.titles import suggest_title
-from chat.models import Run, RunStatus
-from runs import interruptions, titles
+from runs import interruptions
 from runs.control import cancel_key
 from runs.journal import DatabaseThread, Journal
 from runs.live import LIVE_CHANNEL, async_client
 from runs.recorder import RunRecorder
+from runs.stops import beat_forever, poll_stops
+from runs.titles import retitle
 from toolbox.hub import close_process_hub, process_hub
 
 logger = logging.getLogger(__name__)
 
-CANCEL_POLL_SECONDS = 0.2
 CLAIM_THREADS = 4  # the threads claiming runs and writing their endings
 
 
@@ -63,13 +60,13 @@ class RunHost:
     def __init__(self, *, max_runs: int) -> None:
         self._slots = threading.BoundedSemaphore(max_runs)
         self._start_lock = threading.Lock()
-        self._loop: asyncio.AbstractEventLoop | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._ready = threading.Event()
-        self._stop = threading.Event()
+        self.stopping = threading.Event()
         self.runs: dict[str, HostedRun] = {}  # on the loop only
-        self._ids_lock = threading.Lock()
-        self._ids: dict[str, int] = {}  # run id -> lease: a copy for the heartbeat thread
+        self.leases_lock = threading.Lock()
+        self.leases: dict[str, int] = {}  # run id -> lease: a copy for the heartbeat thread
         self._tasks: set[asyncio.Task[None]] = set()  # after-run work (titles), on the loop
 
     # --- from other threads ----------------------------------------------------------
@@ -97,7 +94,7 @@ class RunHost:
     def shutdown(self, grace: float) -> None:
         """Let the runs finish for up to `grace` seconds; the rest end as interrupted
         (what they produced is kept, Resume offered)."""
-        loop = self._loop
+        loop = self.loop
         if loop is None or not self._thread or not self._thread.is_alive():
             return
         deadline = time.monotonic() + grace
@@ -109,7 +106,7 @@ class RunHost:
             asyncio.run_coroutine_threadsafe(self._interrupt_all(), loop).result(timeout=15)
         with contextlib.suppress(Exception):  # the MCP servers this process started end
             asyncio.run_coroutine_threadsafe(close_process_hub(), loop).result(timeout=15)
-        self._stop.set()
+        self.stopping.set()
         loop.call_soon_threadsafe(loop.stop)
         self._thread.join(timeout=10)
 
@@ -142,19 +139,21 @@ class RunHost:
             logger.warning("could not warm up the model's first call: %r", error)
 
     def active_count(self) -> int:
-        with self._ids_lock:
-            return len(self._ids)
+        with self.leases_lock:
+            return len(self.leases)
 
     def _started(self) -> asyncio.AbstractEventLoop:
         with self._start_lock:
-            if self._loop is None:
+            if self.loop is None:
                 self._thread = threading.Thread(target=self._serve, name="oracle-runs", daemon=True)
                 self._thread.start()
                 self._ready.wait(30)
-                beat = threading.Thread(target=self._beat, name="oracle-run-beat", daemon=True)
+                beat = threading.Thread(
+                    target=beat_forever, args=(self,), name="oracle-run-beat", daemon=True
+                )
                 beat.start()
-            assert self._loop is not None
-            return self._loop
+            assert self.loop is not None
+            return self.loop
 
     def _serve(self) -> None:
         # uvloop: the same loop in C. A streamed word wakes the loop several times
@@ -174,9 +173,9 @@ class RunHost:
         )
         background = [
             loop.create_task(self.journal.run_forever()),
-            loop.create_task(self._poll_cancels()),
+            loop.create_task(poll_stops(self)),
         ]
-        self._loop = loop
+        self.loop = loop
         self._ready.set()
         try:
             loop.run_forever()
@@ -186,46 +185,12 @@ class RunHost:
             self.database.close()
             self.claims.close()
 
-    def _beat(self) -> None:
-        """Every hosted run's heartbeat, from a thread of its own, so that a busy event
-        loop (a slow import, a long tool) is not mistaken for a dead worker. Also reads
-        stops asked for while Redis was away (kept in the database)."""
-        interval = min(5.0, settings.ORACLE_RUN_HEARTBEAT_TIMEOUT / 6)
-        while not self._stop.wait(interval):
-            with self._ids_lock:
-                leases = dict(self._ids)
-                ids = list(leases)
-            if not ids:
-                continue
-            try:
-                close_old_connections()  # and again below: a pooled one goes back
-                now = timezone.now()
-                # Runs the journal wrote meanwhile have a fresh heartbeat already;
-                # leaving their rows alone keeps out of the journal's transaction.
-                Run.objects.filter(
-                    pk__in=ids,
-                    status=RunStatus.RUNNING,
-                    heartbeat_at__lt=now - timedelta(seconds=interval),
-                ).update(heartbeat_at=now)
-                hosted = Run.objects.filter(pk__in=ids)
-                for run_id, lease, stop in hosted.values_list("pk", "lease", "cancel_requested_at"):
-                    if lease != leases.get(str(run_id)) and self._loop is not None:
-                        # Claimed again elsewhere (thought lost): it stops here, writing nothing.
-                        self._loop.call_soon_threadsafe(self._taken_over, str(run_id))
-                    elif stop is not None:
-                        self._cancel_threadsafe(str(run_id))
-            except Exception:  # the database may be briefly away; try again next time
-                logger.exception("could not refresh the runs' heartbeat")
-            finally:
-                close_old_connections()
-        connections.close_all()
-
-    def _cancel_threadsafe(self, run_id: str) -> None:
-        loop = self._loop
+    def cancel_threadsafe(self, run_id: str) -> None:
+        loop = self.loop
         if loop is not None:
             loop.call_soon_threadsafe(self._cancel, run_id)
 
-    def _taken_over(self, run_id: str) -> None:
+    def taken_over(self, run_id: str) -> None:
         hosted = self.runs.get(run_id)
         if hosted is not None:
             hosted.recorder.taken_over()
@@ -254,8 +219,8 @@ class RunHost:
         queued_at = job.run.queued_at.timestamp() if job.run.queued_at else 0.0
         self.runs[run_id] = HostedRun(recorder, cancel, task, queued_at)
         recorder.on_lost = task.cancel
-        with self._ids_lock:
-            self._ids[run_id] = job.run.lease
+        with self.leases_lock:
+            self.leases[run_id] = job.run.lease
         try:
             try:
                 result = await drive(job, recorder, cancel)
@@ -278,26 +243,11 @@ class RunHost:
                 with contextlib.suppress(aioredis.RedisError, OSError):
                     await self.redis.delete(cancel_key(run_id))
                 if result.reason is TerminationReason.COMPLETED:
-                    self._background(self._retitle(run_id))
+                    self._background(retitle(self.claims, run_id))
         finally:
             self.runs.pop(run_id, None)
-            with self._ids_lock:
-                self._ids.pop(run_id, None)
-
-    async def _retitle(self, run_id: str) -> None:
-        """After a conversation's first answer, its model names it (runs.titles)."""
-        from runs.engine import model_for
-
-        try:
-            wanted = await self.claims(titles.title_wanted, run_id=run_id)
-            if wanted is None:
-                return
-            title = await suggest_title(model_for(wanted.model), wanted.question, wanted.answer)
-            await self.claims(
-                titles.conversation_retitle, run_id=run_id, wanted=wanted, title=title
-            )
-        except Exception:  # a title is a nicety: the conversation keeps the one it has
-            logger.exception("run %s: could not name its conversation", run_id)
+            with self.leases_lock:
+                self.leases.pop(run_id, None)
 
     def _background(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(work)
@@ -321,29 +271,6 @@ class RunHost:
                 resume=resume,
             )  # fmt: skip
 
-    async def _poll_cancels(self) -> None:
-        """One MGET for every hosted run's stop key, every `CANCEL_POLL_SECONDS`."""
-        failing_since = 0.0
-        while True:
-            await asyncio.sleep(CANCEL_POLL_SECONDS)
-            ids = list(self.runs)
-            if not ids:
-                continue
-            try:
-                values = await self.redis.mget([cancel_key(run_id) for run_id in ids])
-            except (aioredis.RedisError, OSError) as error:
-                if not failing_since:
-                    logger.warning("cannot read stop requests from Redis: %r", error)
-                failing_since = failing_since or time.monotonic()
-                continue
-            if failing_since:
-                logger.info("Redis answers again: stop requests are read from it")
-                failing_since = 0.0
-            for run_id, value in zip(ids, values, strict=True):
-                hosted = self.runs.get(run_id)
-                if value is not None and hosted is not None and _when(value) >= hosted.queued_at:
-                    hosted.cancel.cancel()
-
     async def _interrupt_all(self) -> None:
         tasks = [hosted.task for hosted in self.runs.values()]
         for task in tasks:
@@ -353,13 +280,6 @@ class RunHost:
 
 def _connect() -> None:
     connection.ensure_connection()
-
-
-def _when(value: bytes | str) -> float:
-    try:
-        return float(value)
-    except ValueError:
-        return float("inf")  # a key written by hand: stop
 
 
 _host: RunHost | None = None

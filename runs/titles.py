@@ -3,7 +3,10 @@ run completes (the worker's host asks the model)."""
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
 from uuid import UUID
 
 from django.conf import settings
@@ -11,8 +14,14 @@ from django.db import transaction
 
 from agents.offline_model import OFFLINE_MODEL_NAME
 from agents.state import TerminationReason
+from agents.titles import suggest_title
 from chat.models import Conversation, Role, Run
+from runs.engine import model_for
 from runs.events import append_events, publish_events
+
+logger = logging.getLogger(__name__)
+# Runs a function in a database thread (`runs.journal.DatabaseThread`).
+DatabaseWork = Callable[..., Awaitable[Any]]
 
 
 def first_words(text: str) -> str:
@@ -66,3 +75,16 @@ def conversation_retitle(*, run_id: str, wanted: TitleRequest, title: str) -> No
         run = Run.objects.select_for_update().get(pk=run_id)
         events = append_events(run, [{"type": "conversation.titled", "title": title}])
     publish_events(run, events)
+
+
+async def retitle(claims: DatabaseWork, run_id: str) -> None:
+    """After a conversation's first answer, its model names it."""
+
+    try:
+        wanted = await claims(title_wanted, run_id=run_id)
+        if wanted is None:
+            return
+        title = await suggest_title(model_for(wanted.model), wanted.question, wanted.answer)
+        await claims(conversation_retitle, run_id=run_id, wanted=wanted, title=title)
+    except Exception:  # a title is a nicety: the conversation keeps the one it has
+        logger.exception("run %s: could not name its conversation", run_id)
