@@ -345,9 +345,18 @@ REASON_LABELS: dict[str, str] = {
 }
 
 
-def reason_label(reason: str) -> str:
-    """What a termination reason is called on the page."""
-    return REASON_LABELS.get(reason, reason)
+# Staff read about everyone's runs (the dashboard): the user's own stop is named as
+# theirs, and the two tool-call budget endings are told apart.
+STAFF_REASON_LABELS: dict[str, str] = {
+    **REASON_LABELS,
+    TerminationReason.CANCELLED: "Stopped by the user",
+    TerminationReason.TOOL_BUDGET_VIOLATION: "Tool calls past the budget",
+}
+
+
+def reason_label(reason: str, *, staff: bool = False) -> str:
+    """What a termination reason is called on the page (`staff`: on the staff pages)."""
+    return (STAFF_REASON_LABELS if staff else REASON_LABELS).get(reason, reason)
 
 
 # A tool call the user declined, as the model reads it (SPEC 6a).

@@ -22,19 +22,6 @@ from agents.wording import reason_label, stop_notice
 from dashboard.periods import DEFAULT_PERIOD, PERIODS, Period, period_named
 
 ANY_LIMIT = "limit"  # the reason filter for all of LIMIT_REASONS
-# The chat's labels speak to the user whose run it was; staff read about everyone's, and
-# need the two tool-call budget endings apart.
-_STAFF_LABELS = {
-    TerminationReason.CANCELLED.value: "Stopped by the user",
-    TerminationReason.TOOL_BUDGET_VIOLATION.value: "Tool calls past the budget",
-}
-
-
-def reason_name(reason: str) -> str:
-    """What a termination reason is called on the staff pages."""
-    return _STAFF_LABELS.get(reason) or reason_label(reason)
-
-
 EVENTS = {"paused": EventType.RUN_PAUSED, "extended": EventType.BUDGET_EXTENDED}
 _HOUR = re.compile(r"\d{4}-\d\d-\d\d \d\d")
 
@@ -103,7 +90,7 @@ class RunFilterForm(forms.Form):
         choices=[
             ("", "Any"),
             (ANY_LIMIT, "Any limit"),
-            *((r.value, reason_name(r.value)) for r in TerminationReason),
+            *((r.value, reason_label(r.value, staff=True)) for r in TerminationReason),
         ],
         required=False,
     )

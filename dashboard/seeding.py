@@ -35,6 +35,7 @@ from agents.skills import skill_named
 from agents.state import FailureClass, LimitHit, Metric, TerminationReason
 from agents.subagents import SubagentEvent
 from chat.models import Conversation, Message, Role, Run, RunEvent, RunStatus
+from chat.recorder import NOTICE_FIELDS
 
 USERNAME_PREFIX = "seed-user-"
 BATCH = 5_000
@@ -347,8 +348,7 @@ def _run(
             tables.messages.add(conversation_id, run_id, seq, Role.ASSISTANT, event["text"],
                                 metadata, reason.value, failure_class, False, finished)  # fmt: skip
         elif event["type"] == EventType.SYSTEM_NOTICE:
-            notice = ("severity", "metric", "value", "limit", "reason", "problem", "detail")
-            metadata = {key: event.get(key) for key in notice}
+            metadata = {key: event.get(key) for key in NOTICE_FIELDS}
             tables.messages.add(conversation_id, run_id, seq, Role.SYSTEM, event["text"],
                                 metadata, "", "", False, finished)  # fmt: skip
         else:

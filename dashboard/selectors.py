@@ -40,6 +40,7 @@ from agents.config import LimitAction
 from agents.skills import SKILLS, Skill
 from agents.state import LIMIT_REASONS, TerminationReason
 from agents.subagents import MAIN_AGENT
+from agents.wording import reason_label
 from chat.models import Message, Role, Run, RunEvent, RunStatus
 from dashboard import tallies
 from dashboard.filters import (
@@ -48,7 +49,6 @@ from dashboard.filters import (
     RunFilters,
     day_span,
     hour_start,
-    reason_name,
     run_list_url,
     stuck_notice_start,
     stuck_pattern,
@@ -287,7 +287,7 @@ def _reason_rows(period: Period, reasons: Mapping[str, int], runs: int) -> list[
     return [
         ReasonRow(
             reason=reason,
-            label=reason_name(reason),
+            label=reason_label(reason, staff=True),
             runs=count,
             share=count / runs if runs else 0.0,
             is_limit=reason in LIMIT_REASONS,
@@ -570,7 +570,7 @@ def _main_rows(runs: Sequence[Run]) -> list[RunRow]:
             agent_type=MAIN_AGENT,
             status=run.status,
             reason=run.reason,
-            reason_label=reason_name(run.reason) if run.reason else "",
+            reason_label=reason_label(run.reason, staff=True) if run.reason else "",
             action=run.limit_action,
             iterations=run.iterations,
             tool_calls=run.tool_calls,
@@ -615,7 +615,7 @@ def _helper_row(event: RunEvent) -> RunRow:
         agent_type=str(data.get("agent_type") or ""),
         status=RunStatus.FINISHED,
         reason=reason,
-        reason_label=reason_name(reason) if reason else "",
+        reason_label=reason_label(reason, staff=True) if reason else "",
         action="",
         iterations=int(counters.get("iterations") or 0),
         tool_calls=int(counters.get("tool_calls") or 0),
