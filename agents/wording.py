@@ -6,7 +6,14 @@ import json
 from typing import Any
 
 from agents.model import ModelProblem
-from agents.state import LimitHit, Metric, ProviderFailure, TerminationReason, exact
+from agents.state import (
+    CAP_NOTE_SEPARATOR,
+    LimitHit,
+    Metric,
+    ProviderFailure,
+    TerminationReason,
+    exact,
+)
 
 VIOLATION_MESSAGE = "I used all available tool calls before I could finish."
 
@@ -152,8 +159,8 @@ def stop_explanation(
         return f"Stopped: {model_problem(failure)}."
     if hit is None or hit.metric not in _GAUGED:
         stopped = _STOPPED.get(reason, f"Stopped ({reason.value}).")
-        if reason is TerminationReason.NO_PROGRESS and hit is not None and hit.detail:
-            return f"{stopped.removesuffix('.')} ({hit.detail})."
+        if reason is TerminationReason.NO_PROGRESS and hit is not None and hit.pattern:
+            return f"{stopped.removesuffix('.')} ({hit.pattern})."
         return stopped
     cap = _spending_cap(hit)
     if cap is not None:
@@ -227,7 +234,7 @@ def stop_notice(
 def _counted(reason: TerminationReason, hit: LimitHit) -> str:
     limit = f"limit {number(hit.metric, hit.limit)}"
     if reason is TerminationReason.NO_PROGRESS:
-        return f"Stopped making progress: {hit.detail or 'the same steps repeated'} ({limit})."
+        return f"Stopped making progress: {hit.pattern or 'the same steps repeated'} ({limit})."
     if reason is TerminationReason.TOOL_ERRORS:
         return f"Stopped: {number(hit.metric, hit.value)} tool calls failed in a row ({limit})."
     if reason is TerminationReason.PROVIDER_ERROR:
@@ -237,14 +244,12 @@ def _counted(reason: TerminationReason, hit: LimitHit) -> str:
 
 # --- spending caps larger than one run ---------------------------------------------
 
-_CAP_NOTE_SEPARATOR = "; "
-
 
 def spending_cap(name: str, note: str = "") -> str:
-    """How a spending cap larger than one run (a daily one) travels in the `detail` of the
-    `LimitHit` that ends a run at it: its name, then '; ' and when it renews. The name is
-    a noun phrase with no '; ' in it: "the daily spending cap for your account ($2.00)"."""
-    return f"{name}{_CAP_NOTE_SEPARATOR}{note}" if note else name
+    """A spending cap's name and note in the older joined form ("name; note"), as
+    agents/tree.py still passes it as a cost hit's `detail`: `LimitHit` takes them apart
+    into `cap` and `detail`. New code sets `LimitHit(cap=name, detail=note)`."""
+    return f"{name}{CAP_NOTE_SEPARATOR}{note}" if note else name
 
 
 def at_spending_cap(hit: LimitHit | None) -> bool:
@@ -254,10 +259,9 @@ def at_spending_cap(hit: LimitHit | None) -> bool:
 
 def _spending_cap(hit: LimitHit) -> tuple[str, str] | None:
     """(name, note) of the spending cap a cost hit was reached at; None for the run's own."""
-    if hit.metric != Metric.COST or not hit.detail:
+    if hit.metric != Metric.COST or not hit.cap:
         return None
-    name, _, note = hit.detail.partition(_CAP_NOTE_SEPARATOR)
-    return name, note
+    return hit.cap, hit.detail
 
 
 def _cap_reached(name: str, hit: LimitHit) -> str:

@@ -41,6 +41,9 @@ Publish = Callable[[str], Awaitable[Any]]  # sends one encoded message to every 
 # model's failure adds its kind (`problem`) and the provider's own words (`detail`, for
 # staff: the chat never shows them).
 NOTICE_FIELDS = ("severity", "metric", "value", "limit", "reason", "problem", "detail")
+# And the facts a notice carries only when it has them: the pattern a run stopped for no
+# progress repeated, the spending cap a run ended at (`LimitHit.facts`).
+NOTICE_FACTS = ("pattern", "cap")
 PUBLISH_TIMEOUT_SECONDS = 2.0
 RUNS_AT_INTERVAL = 10  # up to this many runs, ticks come every `interval` (see Journal.pace)
 MAX_PACE_SECONDS = 0.1
@@ -48,6 +51,13 @@ READ_AHEAD_SECONDS = 0.005  # streams are read this long before a tick (Journal.
 # A run whose rows cannot be written this many ticks in a row gives up closing (the
 # sweeper then marks it interrupted); other runs go on being written.
 MAX_WRITE_FAILURES = 50
+
+
+def notice_metadata(notice: dict[str, Any]) -> dict[str, Any]:
+    """What a System message's row keeps of its `system.notice` event, besides the text."""
+    metadata = {key: notice.get(key) for key in NOTICE_FIELDS}
+    metadata.update({key: notice[key] for key in NOTICE_FACTS if notice.get(key)})
+    return metadata
 
 
 def cancel_key(run_id: object) -> str:
@@ -204,8 +214,7 @@ class RunRecorder:
                 self._touch(step)
         elif kind == EventType.SYSTEM_NOTICE:
             self.assistant = None
-            meta = {key: data.get(key) for key in NOTICE_FIELDS}
-            self._new_message(Role.SYSTEM, str(data.get("text", "")), meta)
+            self._new_message(Role.SYSTEM, str(data.get("text", "")), notice_metadata(data))
         elif kind == EventType.RUN_FINISHED:
             self.counters = {key: data.get(key, 0) for key in COUNTERS}
             if self.final_message is not None:

@@ -35,7 +35,7 @@ from agents.skills import skill_named
 from agents.state import FailureClass, LimitHit, Metric, TerminationReason
 from agents.subagents import SubagentEvent
 from chat.models import Conversation, Message, Role, Run, RunEvent, RunStatus
-from chat.recorder import NOTICE_FIELDS
+from chat.recorder import notice_metadata
 
 USERNAME_PREFIX = "seed-user-"
 BATCH = 5_000
@@ -348,9 +348,8 @@ def _run(
             tables.messages.add(conversation_id, run_id, seq, Role.ASSISTANT, event["text"],
                                 metadata, reason.value, failure_class, False, finished)  # fmt: skip
         elif event["type"] == EventType.SYSTEM_NOTICE:
-            metadata = {key: event.get(key) for key in NOTICE_FIELDS}
             tables.messages.add(conversation_id, run_id, seq, Role.SYSTEM, event["text"],
-                                metadata, "", "", False, finished)  # fmt: skip
+                                notice_metadata(event), "", "", False, finished)  # fmt: skip
         else:
             seq -= 1  # run.finished has no row of its own
     step = timedelta(milliseconds=counters["elapsed_ms"] / len(events))
@@ -395,7 +394,7 @@ def _counters(
     elif reason in (R.MAX_ITERATIONS, R.TURN_BUDGET_EXHAUSTED):
         hit = LimitHit(Metric.ITERATIONS, iterations, limit)
     elif reason is R.NO_PROGRESS:
-        hit = LimitHit(Metric.REPEATS, 3, 3, detail=_stuck(rng))
+        hit = LimitHit(Metric.REPEATS, 3, 3, pattern=_stuck(rng))
     elif reason is R.TOOL_ERRORS:
         hit = LimitHit(Metric.TOOL_ERRORS, 3, 3)
     elif reason is R.PROVIDER_ERROR:

@@ -16,7 +16,7 @@ What each figure counts:
   are not counted until a hard cap ends them.
 - A run's limit action is the one its latest round ran under (`Run.limit_action`, set
   when a worker claims it).
-- A stuck pattern is what the System notice of a run stopped for no progress names.
+- A stuck pattern is the `pattern` of the System notice of a run stopped for no progress.
 
 The figures of a period add up the tallies of its whole UTC days, kept in the database,
 and count its two ends from the runs (`dashboard.tallies`). Those queries read the
@@ -45,13 +45,10 @@ from chat.models import Message, Role, Run, RunEvent, RunStatus
 from dashboard import tallies
 from dashboard.filters import (
     ANY_LIMIT,
-    STUCK_NOTICE_START,
     RunFilters,
     day_span,
     hour_start,
     run_list_url,
-    stuck_notice_start,
-    stuck_pattern,
 )
 from dashboard.periods import Period
 from dashboard.recommendations import Limits, Recommendation, advise
@@ -538,9 +535,7 @@ def _main_runs(filters: RunFilters, since: datetime) -> QuerySet[Run]:
         runs = runs.filter(limit_action=filters.action)
     if filters.pattern:
         notices = Message.objects.filter(
-            run=OuterRef("pk"),
-            role=Role.SYSTEM,
-            content__startswith=stuck_notice_start(filters.pattern),
+            run=OuterRef("pk"), role=Role.SYSTEM, metadata__pattern=filters.pattern
         )
         runs = runs.filter(Exists(notices))
     return runs.select_related("conversation__owner").only(
@@ -553,14 +548,12 @@ def _main_runs(filters: RunFilters, since: datetime) -> QuerySet[Run]:
 def _main_rows(runs: Sequence[Run]) -> list[RunRow]:
     stuck = [run.pk for run in runs if run.reason == TerminationReason.NO_PROGRESS]
     patterns: dict[Any, str] = {}
-    for run_id, content in (
-        Message.objects.filter(
-            run__in=stuck, role=Role.SYSTEM, content__startswith=STUCK_NOTICE_START
-        )
+    for run_id, pattern in (
+        Message.objects.filter(run__in=stuck, role=Role.SYSTEM, metadata__has_key="pattern")
         .order_by("seq")
-        .values_list("run", "content")
+        .values_list("run", "metadata__pattern")
     ):
-        patterns[run_id] = stuck_pattern(content)  # the latest one
+        patterns[run_id] = pattern  # the latest one
     return [
         RunRow(
             id=str(run.pk),

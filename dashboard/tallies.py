@@ -43,7 +43,7 @@ from agents.loop import APPROVAL
 from agents.state import LIMIT_REASONS, TerminationReason
 from chat.models import Message, Role, Run, RunEvent, RunStatus
 from dashboard.aggregates import Distribution, JsonText, UtcHour, ValueList, hour_key, values_of
-from dashboard.filters import EVENTS, STUCK_NOTICE_START, hour_start, stuck_pattern
+from dashboard.filters import EVENTS, hour_start
 from dashboard.models import DayTally
 from dashboard.periods import PERIODS
 from ops.alerts import Throttle
@@ -261,8 +261,7 @@ def tally(start: datetime, end: datetime | None = None) -> Tally:
         for hour, runs in _events_by_hour(kind, start, end):
             setattr(result.hours.setdefault(hour_key(hour), Hour()), kind, runs)
     result.ended_by_action.update(dict(_ended_by_action(start, end)))
-    for content, runs in _stuck_notices(start, end):
-        result.stuck[stuck_pattern(content)] += runs
+    result.stuck.update(dict(_stuck_patterns(start, end)))
     return result
 
 
@@ -369,11 +368,12 @@ def _ended_by_action(start: datetime, end: datetime | None) -> Iterable[tuple[st
     )
 
 
-def _stuck_notices(start: datetime, end: datetime | None) -> Iterable[tuple[str, int]]:
-    """The no-progress notices of runs stopped for no progress, with how many runs."""
+def _stuck_patterns(start: datetime, end: datetime | None) -> Iterable[tuple[str, int]]:
+    """The patterns the runs stopped for no progress repeated (their notices' `pattern`),
+    with how many runs."""
     notices = Message.objects.filter(
         role=Role.SYSTEM,
-        content__startswith=STUCK_NOTICE_START,
+        metadata__has_key="pattern",
         run__status=RunStatus.FINISHED,
         run__reason=TerminationReason.NO_PROGRESS,
         run__created_at__gte=start,
@@ -382,9 +382,9 @@ def _stuck_notices(start: datetime, end: datetime | None) -> Iterable[tuple[str,
         notices = notices.filter(run__created_at__lt=end)
     return (
         notices.order_by()
-        .values("content")
+        .values(pattern=JsonText("metadata", "pattern"))
         .annotate(runs=Count("run", distinct=True))
-        .values_list("content", "runs")
+        .values_list("pattern", "runs")
     )
 
 
