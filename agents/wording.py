@@ -1,19 +1,23 @@
-"""What the user and the model are told about limits: every sentence in one place."""
+"""What the user and the model are told about limits: every sentence in one place, with
+how figures are written (`agents.figures`), a failed model call (`agents.problem_wording`)
+and the reasons' labels (`agents.reason_labels`) in modules of their own, importable from
+here too."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from agents.model import ModelProblem
-from agents.state import (
-    CAP_NOTE_SEPARATOR,
-    LimitHit,
-    Metric,
-    ProviderFailure,
-    TerminationReason,
-    exact,
-)
+from agents.figures import figures as figures
+from agents.figures import limit_name as limit_name
+from agents.figures import number as number
+from agents.problem_wording import attempts
+from agents.problem_wording import model_problem as model_problem
+from agents.problem_wording import provider_notice as provider_notice
+from agents.reason_labels import REASON_LABELS as REASON_LABELS
+from agents.reason_labels import STAFF_REASON_LABELS as STAFF_REASON_LABELS
+from agents.reason_labels import reason_label as reason_label
+from agents.state import CAP_NOTE_SEPARATOR, LimitHit, Metric, ProviderFailure, TerminationReason
 
 VIOLATION_MESSAGE = "I used all available tool calls before I could finish."
 
@@ -29,44 +33,6 @@ CUT_OFF_HINT = (
     f"{HINT_PREFIX} your last answer was cut off by the model's output limit. Continue it "
     "exactly where it stopped, without repeating anything."
 )
-
-_LIMIT_NAMES = {
-    Metric.ITERATIONS: "iteration limit",
-    Metric.TOOL_CALLS: "tool-call limit",
-    Metric.TOKENS: "token budget",
-    Metric.TIME: "time limit",
-    Metric.COST: "cost limit",
-    Metric.REPEATS: "limit on repeated steps",
-    Metric.TOOL_ERRORS: "limit on failed tool calls in a row",
-    Metric.ATTEMPTS: "limit on attempts",
-    Metric.SILENCE: "limit on a silent worker",
-}
-
-
-# --- numbers ----------------------------------------------------------------------
-
-
-def number(metric: str, value: float) -> str:
-    """A figure as people read it: '1,500', '10.3', '$0.045' (as many digits as are true)."""
-    value = exact(metric, value)
-    if metric == Metric.COST:
-        text = f"{value:,.6f}".rstrip("0")
-        decimals = len(text.partition(".")[2])
-        return "$" + (text + "0" * (2 - decimals) if decimals < 2 else text)
-    if isinstance(value, float):
-        return f"{value:,.1f}"
-    return f"{value:,}"
-
-
-def figures(metric: str, value: float, limit: float) -> str:
-    """'11 of 15', '40,100 of 50,000 tokens', '$0.045 of $0.05', '10.3 of 10 seconds'."""
-    unit = {Metric.TIME: " seconds", Metric.TOKENS: " tokens", Metric.SILENCE: " seconds"}
-    return f"{number(metric, value)} of {number(metric, limit)}{unit.get(Metric(metric), '')}"
-
-
-def limit_name(metric: str) -> str:
-    """'iteration limit', 'token budget', ..."""
-    return _LIMIT_NAMES[Metric(metric)]
 
 
 def _of_round(round_number: int) -> str:
@@ -238,7 +204,7 @@ def _counted(reason: TerminationReason, hit: LimitHit) -> str:
     if reason is TerminationReason.TOOL_ERRORS:
         return f"Stopped: {number(hit.metric, hit.value)} tool calls failed in a row ({limit})."
     if reason is TerminationReason.PROVIDER_ERROR:
-        return f"The model call failed on {_attempts(hit)}."
+        return f"The model call failed on {attempts(hit)}."
     return f"Stopped ({reason.value}): {figures(hit.metric, hit.value, hit.limit)}."
 
 
@@ -275,52 +241,6 @@ def _cap_reached(name: str, hit: LimitHit) -> str:
     return f"reached {name}: this run used {used} of it"
 
 
-# --- a model that could not answer -------------------------------------------------
-
-_PROBLEMS = {
-    ModelProblem.PROVIDER_FAILED: "the model provider failed",
-    ModelProblem.UNREACHABLE: "the connection to the model provider failed",
-    ModelProblem.RATE_LIMITED: "the model provider turned the calls away as too many",
-    ModelProblem.AUTH: "the provider refused the API key",
-    ModelProblem.UNKNOWN_MODEL: "the provider does not know the model `{model}`",
-    ModelProblem.CONTEXT_TOO_LONG: "the provider rejected the request",
-    ModelProblem.BAD_REQUEST: "the provider rejected the request",
-    ModelProblem.FAILED: "the model call failed",
-}
-_PROBLEM_CAUSES = {
-    ModelProblem.CONTEXT_TOO_LONG: "the conversation is too long for the model's context",
-}
-_WHAT_HELPS = {
-    ModelProblem.RATE_LIMITED: "Wait a little, then press Continue to try again.",
-    ModelProblem.AUTH: "Check the key in the server's settings or pick another model.",
-    ModelProblem.UNKNOWN_MODEL: "Pick another model in Settings.",
-    ModelProblem.CONTEXT_TOO_LONG: (
-        "Start a new conversation or pick a model with a longer context in Settings."
-    ),
-    ModelProblem.BAD_REQUEST: "Pick another model in Settings.",
-}
-
-
-def model_problem(failure: ProviderFailure) -> str:
-    """What went wrong, in plain words: 'the provider refused the API key'."""
-    return _PROBLEMS[failure.kind].format(model=failure.model)
-
-
-def provider_notice(failure: ProviderFailure, hit: LimitHit | None) -> str:
-    """The System message when the model could not answer: the kind and status, the
-    attempts when retrying could help, and what to do. Never the provider's own words."""
-    what = model_problem(failure)
-    status = f" ({failure.status})" if failure.status else ""
-    tries = f" on {_attempts(hit)}" if hit is not None and not failure.kind.needs_settings else ""
-    cause = f": {_PROBLEM_CAUSES[failure.kind]}" if failure.kind in _PROBLEM_CAUSES else ""
-    helps = _WHAT_HELPS.get(failure.kind, "Press Continue to try again.")
-    return f"{what[0].upper()}{what[1:]}{status}{tries}{cause}. {helps}"
-
-
-def _attempts(hit: LimitHit) -> str:
-    return f"{number(hit.metric, hit.value)} of {number(hit.metric, hit.limit)} attempts"
-
-
 def pause_notice(hit: LimitHit | None, reason: TerminationReason) -> str:
     """The System message when a run pauses at a limit."""
     what = (
@@ -329,38 +249,6 @@ def pause_notice(hit: LimitHit | None, reason: TerminationReason) -> str:
         else reason.value
     )
     return f"Paused at {what}. Continue to go on with a fresh round, or Stop to end the run."
-
-
-# What each reason a run ended for is called on the page (SPEC 4 names the codes).
-REASON_LABELS: dict[str, str] = {
-    TerminationReason.COMPLETED: "Completed",
-    TerminationReason.CANCELLED: "Stopped by you",
-    TerminationReason.MAX_ITERATIONS: "Iteration limit",
-    TerminationReason.TOKEN_BUDGET: "Token budget",
-    TerminationReason.TIMEOUT: "Time limit",
-    TerminationReason.COST_BUDGET: "Cost limit",
-    TerminationReason.NO_PROGRESS: "No progress",
-    TerminationReason.TOOL_ERRORS: "Tool errors",
-    TerminationReason.TOOL_BUDGET: "Tool-call budget",
-    TerminationReason.TOOL_BUDGET_VIOLATION: "Tool-call budget",
-    TerminationReason.TURN_BUDGET_EXHAUSTED: "Extensions used up",
-    TerminationReason.PROVIDER_ERROR: "Model error",
-    TerminationReason.INTERRUPTED: "Interrupted",
-}
-
-
-# Staff read about everyone's runs (the dashboard): the user's own stop is named as
-# theirs, and the two tool-call budget endings are told apart.
-STAFF_REASON_LABELS: dict[str, str] = {
-    **REASON_LABELS,
-    TerminationReason.CANCELLED: "Stopped by the user",
-    TerminationReason.TOOL_BUDGET_VIOLATION: "Tool calls past the budget",
-}
-
-
-def reason_label(reason: str, *, staff: bool = False) -> str:
-    """What a termination reason is called on the page (`staff`: on the staff pages)."""
-    return (STAFF_REASON_LABELS if staff else REASON_LABELS).get(reason, reason)
 
 
 # A tool call the user declined, as the model reads it (SPEC 6a).
