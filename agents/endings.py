@@ -50,6 +50,7 @@ def ending_events(
                 "reason": reason.value,
                 "problem": problem,
                 "detail": failure.detail if failure else None,
+                **(hit.facts() if hit else {}),  # the stuck pattern, the spending cap
             }
         )
     events.append(

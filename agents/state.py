@@ -1,80 +1,25 @@
 """AgentState: everything a run knows about itself, serialisable to JSON.
 
 The state is kept apart from the run's dependencies (model, tools, limits) so a
-paused or interrupted run can be saved and continued by another process.
+paused or interrupted run can be saved and continued by another process. Its codes
+(`agents.codes`) and its limit hit (`agents.limit_hit`) are importable from here too.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
-from enum import StrEnum
 from typing import Any
 
+from agents.codes import LIMIT_REASONS as LIMIT_REASONS
+from agents.codes import FailureClass as FailureClass
+from agents.codes import Metric as Metric
+from agents.codes import RunStatus as RunStatus
+from agents.codes import TerminationReason as TerminationReason
+from agents.limit_hit import CAP_NOTE_SEPARATOR as CAP_NOTE_SEPARATOR
+from agents.limit_hit import LimitHit as LimitHit
+from agents.limit_hit import exact as exact
 from agents.model import ModelProblem
-
-
-class TerminationReason(StrEnum):
-    """Why a run ended: the stable codes of SPEC section 4."""
-
-    COMPLETED = "completed"
-    CANCELLED = "cancelled"
-    MAX_ITERATIONS = "max_iterations"
-    TOKEN_BUDGET = "token_budget"
-    TIMEOUT = "timeout"
-    COST_BUDGET = "cost_budget"
-    NO_PROGRESS = "no_progress"
-    TOOL_ERRORS = "tool_errors"
-    TOOL_BUDGET = "tool_budget"
-    TOOL_BUDGET_VIOLATION = "tool_budget_violation"
-    TURN_BUDGET_EXHAUSTED = "turn_budget_exhausted"
-    PROVIDER_ERROR = "provider_error"
-    INTERRUPTED = "interrupted"
-
-
-# The reasons that mean a limit ended the run (not the user, the provider or a lost
-# worker), as the stored codes: the alerts and the staff dashboard count these.
-LIMIT_REASONS = frozenset(
-    reason.value
-    for reason in TerminationReason
-    if reason
-    not in {
-        TerminationReason.COMPLETED,
-        TerminationReason.CANCELLED,
-        TerminationReason.PROVIDER_ERROR,
-        TerminationReason.INTERRUPTED,
-    }
-)
-
-
-class FailureClass(StrEnum):
-    """Whether a failed run is worth retrying automatically (only transient_infra is)."""
-
-    DETERMINISTIC = "deterministic"
-    TRANSIENT_INFRA = "transient_infra"
-
-
-class RunStatus(StrEnum):
-    """Where a run stands."""
-
-    RUNNING = "running"
-    PAUSED = "paused"
-    FINISHED = "finished"
-
-
-class Metric(StrEnum):
-    """The quantities a limit can be set on; used in notices and gauges."""
-
-    ITERATIONS = "iterations"
-    TOOL_CALLS = "tool_calls"
-    TOKENS = "tokens"
-    TIME = "time"
-    COST = "cost"
-    # Counted at the end of a run that no limit above ended: the figures of its notice.
-    REPEATS = "repeats"  # the same steps over and over (no progress)
-    TOOL_ERRORS = "tool_errors"  # failed tool calls in a row
-    ATTEMPTS = "attempts"  # tries to reach the model
-    SILENCE = "silence"  # seconds a worker stopped answering for
 
 
 @dataclass
@@ -154,32 +99,6 @@ class Notice:
     metric: str | None = None
     value: float | None = None
     limit: float | None = None
-
-
-def exact(metric: str, value: float) -> int | float:
-    """A figure as events carry it: counts as integers, seconds to a tenth, money to a
-    millionth of a dollar (a limit of 15 is 15, never 15.0)."""
-    if metric == Metric.COST:
-        return round(value, 6)
-    if metric in (Metric.TIME, Metric.SILENCE):
-        seconds = round(float(value), 1)
-        return int(seconds) if seconds.is_integer() else seconds
-    return round(value)
-
-
-@dataclass
-class LimitHit:
-    """The limit that ended or paused a round (or is near), with the figures to show."""
-
-    metric: str
-    value: float
-    limit: float
-    projected: bool = False  # the next call's estimate, not the spending so far, passes it
-    detail: str = ""  # what was counted, in words ("3 identical calls of search(x) in a row")
-
-    def __post_init__(self) -> None:
-        self.value = exact(self.metric, self.value)
-        self.limit = exact(self.metric, self.limit)
 
 
 @dataclass

@@ -466,7 +466,7 @@ class DefaultDecisionTree:
         stuck = find_cycle([Action(*row) for row in recent], repeats)
         if stuck is None:
             return None
-        return LimitHit(Metric.REPEATS, repeats, repeats, detail=stuck.describe())
+        return LimitHit(Metric.REPEATS, repeats, repeats, pattern=stuck.describe())
 
 
 def _hit(measure: Measure, *, projected: bool = False, detail: str = "") -> LimitHit:

@@ -1,12 +1,23 @@
-"""What the user and the model are told about limits: every sentence in one place."""
+"""What the user and the model are told about limits: every sentence in one place, with
+how figures are written (`agents.figures`), a failed model call (`agents.problem_wording`)
+and the reasons' labels (`agents.reason_labels`) in modules of their own, importable from
+here too."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from agents.model import ModelProblem
-from agents.state import LimitHit, Metric, ProviderFailure, TerminationReason, exact
+from agents.figures import figures as figures
+from agents.figures import limit_name as limit_name
+from agents.figures import number as number
+from agents.problem_wording import attempts
+from agents.problem_wording import model_problem as model_problem
+from agents.problem_wording import provider_notice as provider_notice
+from agents.reason_labels import REASON_LABELS as REASON_LABELS
+from agents.reason_labels import STAFF_REASON_LABELS as STAFF_REASON_LABELS
+from agents.reason_labels import reason_label as reason_label
+from agents.state import CAP_NOTE_SEPARATOR, LimitHit, Metric, ProviderFailure, TerminationReason
 
 VIOLATION_MESSAGE = "I used all available tool calls before I could finish."
 
@@ -22,44 +33,6 @@ CUT_OFF_HINT = (
     f"{HINT_PREFIX} your last answer was cut off by the model's output limit. Continue it "
     "exactly where it stopped, without repeating anything."
 )
-
-_LIMIT_NAMES = {
-    Metric.ITERATIONS: "iteration limit",
-    Metric.TOOL_CALLS: "tool-call limit",
-    Metric.TOKENS: "token budget",
-    Metric.TIME: "time limit",
-    Metric.COST: "cost limit",
-    Metric.REPEATS: "limit on repeated steps",
-    Metric.TOOL_ERRORS: "limit on failed tool calls in a row",
-    Metric.ATTEMPTS: "limit on attempts",
-    Metric.SILENCE: "limit on a silent worker",
-}
-
-
-# --- numbers ----------------------------------------------------------------------
-
-
-def number(metric: str, value: float) -> str:
-    """A figure as people read it: '1,500', '10.3', '$0.045' (as many digits as are true)."""
-    value = exact(metric, value)
-    if metric == Metric.COST:
-        text = f"{value:,.6f}".rstrip("0")
-        decimals = len(text.partition(".")[2])
-        return "$" + (text + "0" * (2 - decimals) if decimals < 2 else text)
-    if isinstance(value, float):
-        return f"{value:,.1f}"
-    return f"{value:,}"
-
-
-def figures(metric: str, value: float, limit: float) -> str:
-    """'11 of 15', '40,100 of 50,000 tokens', '$0.045 of $0.05', '10.3 of 10 seconds'."""
-    unit = {Metric.TIME: " seconds", Metric.TOKENS: " tokens", Metric.SILENCE: " seconds"}
-    return f"{number(metric, value)} of {number(metric, limit)}{unit.get(Metric(metric), '')}"
-
-
-def limit_name(metric: str) -> str:
-    """'iteration limit', 'token budget', ..."""
-    return _LIMIT_NAMES[Metric(metric)]
 
 
 def _of_round(round_number: int) -> str:
@@ -152,8 +125,8 @@ def stop_explanation(
         return f"Stopped: {model_problem(failure)}."
     if hit is None or hit.metric not in _GAUGED:
         stopped = _STOPPED.get(reason, f"Stopped ({reason.value}).")
-        if reason is TerminationReason.NO_PROGRESS and hit is not None and hit.detail:
-            return f"{stopped.removesuffix('.')} ({hit.detail})."
+        if reason is TerminationReason.NO_PROGRESS and hit is not None and hit.pattern:
+            return f"{stopped.removesuffix('.')} ({hit.pattern})."
         return stopped
     cap = _spending_cap(hit)
     if cap is not None:
@@ -227,24 +200,22 @@ def stop_notice(
 def _counted(reason: TerminationReason, hit: LimitHit) -> str:
     limit = f"limit {number(hit.metric, hit.limit)}"
     if reason is TerminationReason.NO_PROGRESS:
-        return f"Stopped making progress: {hit.detail or 'the same steps repeated'} ({limit})."
+        return f"Stopped making progress: {hit.pattern or 'the same steps repeated'} ({limit})."
     if reason is TerminationReason.TOOL_ERRORS:
         return f"Stopped: {number(hit.metric, hit.value)} tool calls failed in a row ({limit})."
     if reason is TerminationReason.PROVIDER_ERROR:
-        return f"The model call failed on {_attempts(hit)}."
+        return f"The model call failed on {attempts(hit)}."
     return f"Stopped ({reason.value}): {figures(hit.metric, hit.value, hit.limit)}."
 
 
 # --- spending caps larger than one run ---------------------------------------------
 
-_CAP_NOTE_SEPARATOR = "; "
-
 
 def spending_cap(name: str, note: str = "") -> str:
-    """How a spending cap larger than one run (a daily one) travels in the `detail` of the
-    `LimitHit` that ends a run at it: its name, then '; ' and when it renews. The name is
-    a noun phrase with no '; ' in it: "the daily spending cap for your account ($2.00)"."""
-    return f"{name}{_CAP_NOTE_SEPARATOR}{note}" if note else name
+    """A spending cap's name and note in the older joined form ("name; note"), as
+    agents/tree.py still passes it as a cost hit's `detail`: `LimitHit` takes them apart
+    into `cap` and `detail`. New code sets `LimitHit(cap=name, detail=note)`."""
+    return f"{name}{CAP_NOTE_SEPARATOR}{note}" if note else name
 
 
 def at_spending_cap(hit: LimitHit | None) -> bool:
@@ -254,10 +225,9 @@ def at_spending_cap(hit: LimitHit | None) -> bool:
 
 def _spending_cap(hit: LimitHit) -> tuple[str, str] | None:
     """(name, note) of the spending cap a cost hit was reached at; None for the run's own."""
-    if hit.metric != Metric.COST or not hit.detail:
+    if hit.metric != Metric.COST or not hit.cap:
         return None
-    name, _, note = hit.detail.partition(_CAP_NOTE_SEPARATOR)
-    return name, note
+    return hit.cap, hit.detail
 
 
 def _cap_reached(name: str, hit: LimitHit) -> str:
@@ -271,52 +241,6 @@ def _cap_reached(name: str, hit: LimitHit) -> str:
     return f"reached {name}: this run used {used} of it"
 
 
-# --- a model that could not answer -------------------------------------------------
-
-_PROBLEMS = {
-    ModelProblem.PROVIDER_FAILED: "the model provider failed",
-    ModelProblem.UNREACHABLE: "the connection to the model provider failed",
-    ModelProblem.RATE_LIMITED: "the model provider turned the calls away as too many",
-    ModelProblem.AUTH: "the provider refused the API key",
-    ModelProblem.UNKNOWN_MODEL: "the provider does not know the model `{model}`",
-    ModelProblem.CONTEXT_TOO_LONG: "the provider rejected the request",
-    ModelProblem.BAD_REQUEST: "the provider rejected the request",
-    ModelProblem.FAILED: "the model call failed",
-}
-_PROBLEM_CAUSES = {
-    ModelProblem.CONTEXT_TOO_LONG: "the conversation is too long for the model's context",
-}
-_WHAT_HELPS = {
-    ModelProblem.RATE_LIMITED: "Wait a little, then press Continue to try again.",
-    ModelProblem.AUTH: "Check the key in the server's settings or pick another model.",
-    ModelProblem.UNKNOWN_MODEL: "Pick another model in Settings.",
-    ModelProblem.CONTEXT_TOO_LONG: (
-        "Start a new conversation or pick a model with a longer context in Settings."
-    ),
-    ModelProblem.BAD_REQUEST: "Pick another model in Settings.",
-}
-
-
-def model_problem(failure: ProviderFailure) -> str:
-    """What went wrong, in plain words: 'the provider refused the API key'."""
-    return _PROBLEMS[failure.kind].format(model=failure.model)
-
-
-def provider_notice(failure: ProviderFailure, hit: LimitHit | None) -> str:
-    """The System message when the model could not answer: the kind and status, the
-    attempts when retrying could help, and what to do. Never the provider's own words."""
-    what = model_problem(failure)
-    status = f" ({failure.status})" if failure.status else ""
-    tries = f" on {_attempts(hit)}" if hit is not None and not failure.kind.needs_settings else ""
-    cause = f": {_PROBLEM_CAUSES[failure.kind]}" if failure.kind in _PROBLEM_CAUSES else ""
-    helps = _WHAT_HELPS.get(failure.kind, "Press Continue to try again.")
-    return f"{what[0].upper()}{what[1:]}{status}{tries}{cause}. {helps}"
-
-
-def _attempts(hit: LimitHit) -> str:
-    return f"{number(hit.metric, hit.value)} of {number(hit.metric, hit.limit)} attempts"
-
-
 def pause_notice(hit: LimitHit | None, reason: TerminationReason) -> str:
     """The System message when a run pauses at a limit."""
     what = (
@@ -325,29 +249,6 @@ def pause_notice(hit: LimitHit | None, reason: TerminationReason) -> str:
         else reason.value
     )
     return f"Paused at {what}. Continue to go on with a fresh round, or Stop to end the run."
-
-
-# What each reason a run ended for is called on the page (SPEC 4 names the codes).
-REASON_LABELS: dict[str, str] = {
-    TerminationReason.COMPLETED: "Completed",
-    TerminationReason.CANCELLED: "Stopped by you",
-    TerminationReason.MAX_ITERATIONS: "Iteration limit",
-    TerminationReason.TOKEN_BUDGET: "Token budget",
-    TerminationReason.TIMEOUT: "Time limit",
-    TerminationReason.COST_BUDGET: "Cost limit",
-    TerminationReason.NO_PROGRESS: "No progress",
-    TerminationReason.TOOL_ERRORS: "Tool errors",
-    TerminationReason.TOOL_BUDGET: "Tool-call budget",
-    TerminationReason.TOOL_BUDGET_VIOLATION: "Tool-call budget",
-    TerminationReason.TURN_BUDGET_EXHAUSTED: "Extensions used up",
-    TerminationReason.PROVIDER_ERROR: "Model error",
-    TerminationReason.INTERRUPTED: "Interrupted",
-}
-
-
-def reason_label(reason: str) -> str:
-    """What a termination reason is called on the page."""
-    return REASON_LABELS.get(reason, reason)
 
 
 # A tool call the user declined, as the model reads it (SPEC 6a).

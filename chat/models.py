@@ -29,6 +29,16 @@ UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 # model's failure adds its kind (`problem`) and the provider's own words (`detail`, for
 # staff: the chat never shows them).
 NOTICE_FIELDS = ("severity", "metric", "value", "limit", "reason", "problem", "detail")
+# And the facts a notice carries only when it has them: the pattern a run stopped for no
+# progress repeated, the spending cap a run ended at (`LimitHit.facts`).
+NOTICE_FACTS = ("pattern", "cap")
+
+
+def notice_metadata(notice: dict[str, Any]) -> dict[str, Any]:
+    """What a System message's row keeps of its `system.notice` event, besides the text."""
+    metadata = {key: notice.get(key) for key in NOTICE_FIELDS}
+    metadata.update({key: notice[key] for key in NOTICE_FACTS if notice.get(key)})
+    return metadata
 
 
 class Conversation(models.Model):

@@ -11,8 +11,9 @@ from typing import Any
 from django.utils import formats, timezone
 
 from dashboard.filters import ANY_LIMIT
+from dashboard.hits import ActionRow
 from dashboard.periods import PERIODS
-from dashboard.selectors import ActionRow, Figures
+from dashboard.selectors import Figures
 
 Chart = dict[str, Any]
 

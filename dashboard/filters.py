@@ -16,54 +16,14 @@ from django.utils import timezone
 from agents.config import LimitAction
 from agents.events import EventType
 from agents.skills import skill_names
-from agents.state import LimitHit, Metric, TerminationReason
+from agents.state import TerminationReason
 from agents.subagents import MAIN_AGENT
-from agents.wording import reason_label, stop_notice
+from agents.wording import reason_label
 from dashboard.periods import DEFAULT_PERIOD, PERIODS, Period, period_named
 
 ANY_LIMIT = "limit"  # the reason filter for all of LIMIT_REASONS
-# The chat's labels speak to the user whose run it was; staff read about everyone's, and
-# need the two tool-call budget endings apart.
-_STAFF_LABELS = {
-    TerminationReason.CANCELLED.value: "Stopped by the user",
-    TerminationReason.TOOL_BUDGET_VIOLATION.value: "Tool calls past the budget",
-}
-
-
-def reason_name(reason: str) -> str:
-    """What a termination reason is called on the staff pages."""
-    return _STAFF_LABELS.get(reason) or reason_label(reason)
-
-
 EVENTS = {"paused": EventType.RUN_PAUSED, "extended": EventType.BUDGET_EXTENDED}
 _HOUR = re.compile(r"\d{4}-\d\d-\d\d \d\d")
-
-
-def _stuck_notice_parts() -> tuple[str, re.Pattern[str]]:
-    """How the engine words the System notice of a run stopped for no progress, split
-    around the stuck pattern: its fixed start, and a pattern for the rest."""
-    mark, repeats = "\x00", 7
-    sample = stop_notice(
-        TerminationReason.NO_PROGRESS, LimitHit(Metric.REPEATS, repeats, repeats, detail=mark)
-    )
-    start, end = sample.split(mark)
-    rest = re.escape(end).replace(str(repeats), r"[\d,]+", 1)
-    return start, re.compile(rf"(?P<pattern>.*){rest}\Z", re.DOTALL)
-
-
-STUCK_NOTICE_START, _STUCK_NOTICE_REST = _stuck_notice_parts()
-
-
-def stuck_pattern(notice: str) -> str:
-    """The stuck pattern a no-progress notice names ("3 identical calls of x(1) in a row")."""
-    rest = notice.removeprefix(STUCK_NOTICE_START)
-    found = _STUCK_NOTICE_REST.match(rest)
-    return found["pattern"] if found else rest
-
-
-def stuck_notice_start(pattern: str) -> str:
-    """How every no-progress notice naming `pattern` begins."""
-    return f"{STUCK_NOTICE_START}{pattern} ("
 
 
 def run_list_url(period: Period, **filters: Any) -> str:
@@ -103,7 +63,7 @@ class RunFilterForm(forms.Form):
         choices=[
             ("", "Any"),
             (ANY_LIMIT, "Any limit"),
-            *((r.value, reason_name(r.value)) for r in TerminationReason),
+            *((r.value, reason_label(r.value, staff=True)) for r in TerminationReason),
         ],
         required=False,
     )

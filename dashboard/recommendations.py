@@ -10,10 +10,18 @@ how many there were beside it. Under `MIN_RUNS` completed runs there is no advic
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from agents.config import FIELDS_BY_NAME
+from agents.skills import SKILLS, Skill
+from agents.subagents import MAIN_AGENT
 from dashboard.aggregates import Distribution
+from dashboard.filters import run_list_url
+from dashboard.periods import Period
+from dashboard.tally import COMPLETED, Group
+from settings_ui.models import AgentTypeLimits, SiteDefaults
+from settings_ui.policy import operator_limits
 
 MIN_RUNS = 20
 TOKEN_STEP = 1_000
@@ -67,3 +75,64 @@ def _bounded(name: str, value: int) -> int:
     spec = FIELDS_BY_NAME[name]
     assert spec.min is not None and spec.max is not None
     return int(min(max(value, spec.min), spec.max))
+
+
+# --- the table: each skill of the main agent and each helper type -----------------
+
+
+def recommendation_rows(
+    period: Period, skills: Mapping[str, Group], helpers: Mapping[str, Group]
+) -> list[Recommendation]:
+    site = SiteDefaults.config()
+    operator = operator_limits()
+    rows = []
+    for skill in SKILLS:
+        config = skill.config(site, operator)
+        group = skills.get(skill.name) or Group()
+        rows.append(
+            Recommendation(
+                agent_type=MAIN_AGENT,
+                skill=skill.name,
+                label=f"Oracle · {skill.title}",
+                completed=group.completed_iterations.total(),
+                stopped_at_iterations=group.stopped_at_iterations,
+                stopped_at_tokens=group.stopped_at_tokens,
+                current=Limits(config.max_iterations, config.token_budget),
+                advised=advise(group.completed_iterations, group.completed_tokens),
+                applies_to="the settings new users start with",
+                note=_skill_note(skill),
+                href=run_list_url(period, skill=skill.name, reason=COMPLETED),
+            )
+        )
+    for row in AgentTypeLimits.objects.order_by("name"):
+        group, limits = helpers.get(row.name) or Group(), row.limits()
+        rows.append(
+            Recommendation(
+                agent_type=row.name,
+                skill="",
+                label=f"Helper · {row.name}",
+                completed=group.completed_iterations.total(),
+                stopped_at_iterations=group.stopped_at_iterations,
+                stopped_at_tokens=group.stopped_at_tokens,
+                current=Limits(limits["max_iterations"], limits["token_budget"]),
+                advised=advise(group.completed_iterations, group.completed_tokens),
+                applies_to=f"the {row.name} subagent type",
+                href=run_list_url(period, agent=row.name, reason=COMPLETED),
+            )
+        )
+    return rows
+
+
+def _skill_note(skill: Skill) -> str:
+    """Why a skill's limits are not its own to change ("" when they are the defaults)."""
+    if skill.iteration_cap is not None:
+        return (
+            f"{skill.title} caps iterations at {skill.iteration_cap}; its token budget is "
+            "the default one."
+        )
+    if skill.iteration_multiplier > 1:
+        return (
+            f"{skill.title} runs get {skill.iteration_multiplier} times the default "
+            "iterations (at most 50) and the default token budget."
+        )
+    return ""

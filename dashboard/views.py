@@ -25,8 +25,10 @@ from agents.subagents import MAIN_AGENT
 from dashboard import selectors
 from dashboard.charts import chart_data
 from dashboard.filters import RunFilterForm, RunFilters
+from dashboard.hits import limit_hits_by_hour
 from dashboard.periods import DEFAULT_PERIOD, PERIODS, UnknownPeriod, period_named
 from dashboard.recommendations import MIN_RUNS, Limits
+from dashboard.run_list import run_list as runs_behind
 from dashboard.services import UnknownAgentType, alert_acknowledge, recommendation_apply
 
 View = TypeVar("View", bound=Callable[..., HttpResponse])
@@ -85,7 +87,7 @@ def run_list(request: AuthenticatedHttpRequest) -> HttpResponse:
         context: dict[str, Any] = {"errors": errors, "periods": PERIODS}
         return render(request, "dashboard/runs.html", context, status=400)
     filters = RunFilters.from_form(form.cleaned_data)
-    page, rows = selectors.run_list(filters)
+    page, rows = runs_behind(filters)
     context = {
         "filters": filters,
         "form": form,
@@ -113,7 +115,7 @@ def hour_table(request: AuthenticatedHttpRequest) -> HttpResponse:
         context: dict[str, Any] = {"errors": [str(error)], "periods": PERIODS}
         return render(request, "dashboard/runs.html", context, status=400)
     context = {
-        "hours": selectors.limit_hits_by_hour(period=period),
+        "hours": limit_hits_by_hour(period=period),
         "period": period,
         "periods": PERIODS,
         "dashboard_url": _dashboard_url(period.key, "#limit-hits"),

@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from agents.config import OperatorLimits
 from agents.state import AgentState, LimitHit, Metric, TerminationReason
-from agents.wording import number, spending_cap, stop_notice
+from agents.wording import number, stop_notice
 from chat.models import Run
 from ops.models import SpendCaps
 
@@ -117,9 +117,7 @@ def used_up_cap(owner_id: int, *, now: datetime | None = None) -> str | None:
     limits = daily_cost_limits(OperatorLimits(), owner_id=owner_id, now=now)
     if not limits.cost_cap_name or limits.max_cost_usd > 0:
         return None
-    hit = LimitHit(
-        Metric.COST, 0.0, 0.0, detail=spending_cap(limits.cost_cap_name, limits.cost_cap_note)
-    )
+    hit = LimitHit(Metric.COST, 0.0, 0.0, detail=limits.cost_cap_note, cap=limits.cost_cap_name)
     return stop_notice(TerminationReason.COST_BUDGET, hit)
 
 

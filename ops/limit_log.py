@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING, Any
 
 from django.db.models import Model
 
-from agents.events import EventType
+from agents.events import APPROVAL, EventType
+from agents.state import TerminationReason
 from agents.subagents import MAIN_AGENT, SubagentEvent
 
 if TYPE_CHECKING:
@@ -38,8 +39,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger("oracle.limits")
 errors = logging.getLogger(__name__)
 
-COMPLETED = "completed"
-APPROVAL = "approval"  # agents.loop.APPROVAL: the reason of a pause for the user's approval
 SUBAGENT_FINISHED = SubagentEvent.FINISHED
 # The types the recorder hands over. A set, tested first: `assistant.delta` (most of a
 # run's events) must cost nothing more than this lookup.
@@ -61,7 +60,7 @@ EVENT_FIELDS = ("metric", "value", "limit", "severity", "from", "to", "failure_c
 def is_limit_event(event_type: str, reason: str | None) -> bool:
     """Whether an event of this type and reason is a limit event (see the module)."""
     if event_type == SUBAGENT_FINISHED:
-        return bool(reason) and reason != COMPLETED
+        return bool(reason) and reason != TerminationReason.COMPLETED
     # A run that waits for the user's approval of a tool call is at no limit.
     return event_type in EVENT_TYPES and reason != APPROVAL
 

@@ -9,7 +9,7 @@ from uuid import UUID
 from django.db import transaction
 
 from agents.events import Event
-from chat.models import NOTICE_FIELDS, Conversation, Message, Role, Run, RunEvent
+from chat.models import Conversation, Message, Role, Run, RunEvent, notice_metadata
 from ops import limit_log
 from runs.live import publish_now
 
@@ -18,7 +18,7 @@ def save_notice(conversation: Conversation, run: Run, notice: Event) -> None:
     """The System message row of a `system.notice` event written here, not by a worker."""
     Message.objects.create(
         conversation=conversation, run=run, seq=conversation.next_seq(), role=Role.SYSTEM,
-        content=notice["text"], metadata={key: notice[key] for key in NOTICE_FIELDS},
+        content=notice["text"], metadata=notice_metadata(notice),
     )  # fmt: skip
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from agents.events import EventType
-from chat.models import COUNTERS, NOTICE_FIELDS, Message, Role, Run
+from chat.models import COUNTERS, Message, Role, Run, notice_metadata
 from ops import limit_log
 from runs import subagents
 
@@ -158,8 +158,7 @@ class RunRecorder:
                 self._touch(step)
         elif kind == EventType.SYSTEM_NOTICE:
             self.assistant = None
-            meta = {key: data.get(key) for key in NOTICE_FIELDS}
-            self._new_message(Role.SYSTEM, str(data.get("text", "")), meta)
+            self._new_message(Role.SYSTEM, str(data.get("text", "")), notice_metadata(data))
         elif kind == EventType.RUN_FINISHED:
             self.counters = {key: data.get(key, 0) for key in COUNTERS}
             if self.final_message is not None:

@@ -1,5 +1,5 @@
-"""Reads and writes of a user's AgentConfig: a read never writes, the first change
-stores the row. The chat task and the CLI call these."""
+"""Reads and writes of a user's AgentConfig: stored as the account is made, and a read
+never writes. The chat task and the CLI call these."""
 
 from __future__ import annotations
 
@@ -16,21 +16,28 @@ __all__ = [
     "agent_config_for",
     "agent_config_reset",
     "agent_config_update",
+    "agent_settings_create",
     "operator_limits",
 ]
 
 
 def _settings_row(user: Any) -> AgentSettings:
-    """The user's row, locked, for a write; their first write stores it, starting from
-    the site's defaults."""
+    """The user's row, locked, for a write (one made before rows came with accounts is
+    stored now, from the site's defaults)."""
     rows = AgentSettings.objects.select_for_update()
     row, _ = rows.get_or_create(user=user, defaults=SiteDefaults.config().to_dict())
     return row
 
 
+def agent_settings_create(*, user: Any) -> None:
+    """A new account's settings: the site's defaults, stored as the account is made, so
+    that later changes to the site's defaults are for new users only."""
+    AgentSettings.objects.get_or_create(user=user, defaults=SiteDefaults.config().to_dict())
+
+
 def agent_config_for(*, user: Any) -> AgentConfig:
-    """The user's stored config; the site's defaults until they first change a setting.
-    A read stores nothing."""
+    """The user's stored config (stored as their account was made). A read stores
+    nothing: a user without a row gets the site's defaults."""
     row = AgentSettings.objects.filter(user=user).first()
     if row is None:  # an unsaved row: a model the operator no longer allows falls back too
         row = AgentSettings(user=user, **SiteDefaults.config().to_dict())

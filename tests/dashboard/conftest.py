@@ -129,10 +129,11 @@ def make_run(
         content="The secret answer.", metadata={"final": True}, termination_reason=reason,
     )  # fmt: skip
     if reason == TerminationReason.NO_PROGRESS:
-        hit = LimitHit(Metric.REPEATS, 3, 3, detail=pattern)
+        hit = LimitHit(Metric.REPEATS, 3, 3, pattern=pattern)
         Message.objects.create(
             conversation=conversation, run=run, seq=3, role=Role.SYSTEM,
             content=stop_notice(TerminationReason.NO_PROGRESS, hit),
-            metadata={"severity": "warning", "metric": "repeats", "reason": reason},
+            metadata={"severity": "warning", "metric": "repeats", "reason": reason,
+                      **hit.facts()},
         )  # fmt: skip
     return made

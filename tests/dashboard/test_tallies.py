@@ -12,10 +12,12 @@ from django.contrib.auth.models import User
 from django.utils import timezone
 
 from chat.models import Run, RunStatus
+from dashboard.counting import tally
 from dashboard.models import DayTally
 from dashboard.periods import period_named
 from dashboard.selectors import dashboard_figures
-from dashboard.tallies import Tally, keep_up, period_tally, rounded_up, tally
+from dashboard.tallies import keep_up, period_tally
+from dashboard.tally import Tally, rounded_up
 from tests.dashboard.conftest import NOW, Helper, make_run
 
 pytestmark = pytest.mark.django_db

@@ -261,9 +261,10 @@ def test_ask_refuses_a_user_the_database_cannot_hold() -> None:
 def test_ask_with_a_bad_flag_stores_no_settings(alice: User) -> None:
     """Found by fuzzing (`ask "What is 2+2?" --user=alice --max-parallel-tools=0`): a
     user's first run stores their settings, and a refused one did too."""
+    before = list(AgentSettings.objects.values())  # alice's, stored with her account
     with pytest.raises(CommandError, match="--max-parallel-tools=0"):
         call_command("ask", "hi", "--user", "alice", "--max-parallel-tools=0")
-    assert not AgentSettings.objects.exists()
+    assert list(AgentSettings.objects.values()) == before
 
 
 @pytest.mark.parametrize("days", ["0", str(MAX_DAYS + 1), "1093214"])

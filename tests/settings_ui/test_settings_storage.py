@@ -19,12 +19,17 @@ from settings_ui.services import (
 from tests.settings_ui.conftest import NUMERIC
 
 
-def test_the_first_read_gives_the_defaults_and_the_first_change_stores_them(alice: User):
-    assert agent_config_for(user=alice) == AgentConfig()
-    assert not AgentSettings.objects.filter(user=alice).exists()  # a read writes nothing
-    agent_config_reset(user=alice)
+def test_a_new_account_has_the_defaults_stored(alice: User):
     assert AgentSettings.objects.get(user=alice).values() == AgentConfig().to_dict()
+    assert agent_config_for(user=alice) == AgentConfig()
     assert AgentConfig().to_dict() == {spec.name: spec.default for spec in FIELDS}
+
+
+def test_a_read_writes_nothing(alice: User):
+    AgentSettings.objects.filter(user=alice).delete()  # an account from before rows came
+
+    assert agent_config_for(user=alice) == AgentConfig()
+    assert not AgentSettings.objects.filter(user=alice).exists()
 
 
 def test_an_update_with_one_bad_value_raises_and_saves_nothing(alice: User):
@@ -46,7 +51,7 @@ def test_an_update_and_a_reset(alice: User):
 
 @pytest.mark.parametrize("spec", NUMERIC, ids=lambda spec: spec.name)
 def test_the_database_refuses_a_value_out_of_bounds(alice: User, spec):
-    agent_config_reset(user=alice)
+    agent_config_for(user=alice)
 
     with pytest.raises(IntegrityError), transaction.atomic():
         AgentSettings.objects.filter(user=alice).update(**{spec.name: spec.max + 1})
@@ -55,7 +60,7 @@ def test_the_database_refuses_a_value_out_of_bounds(alice: User, spec):
 
 
 def test_the_database_refuses_an_unknown_limit_action(alice: User):
-    agent_config_reset(user=alice)
+    agent_config_for(user=alice)
 
     with pytest.raises(IntegrityError), transaction.atomic():
         AgentSettings.objects.filter(user=alice).update(limit_action="halt")
@@ -90,7 +95,7 @@ def test_the_admin_edits_a_config_with_the_same_rules(alice: User, db: None):
     admin = User.objects.create_superuser("root", password="correct horse battery")
     client = Client()
     client.force_login(admin)
-    row = AgentSettings.objects.create(user=alice)
+    row = AgentSettings.objects.get(user=alice)  # stored as her account was made
     url = f"/admin/settings_ui/agentsettings/{row.pk}/change/"
     form = {"user": alice.pk, **{spec.name: spec.default for spec in FIELDS}}
     form.pop("unlimited_iterations")
