@@ -41,8 +41,8 @@ class LimitHit:
     def __post_init__(self) -> None:
         self.value = exact(self.metric, self.value)
         self.limit = exact(self.metric, self.limit)
-        # The older form, where both rode in `detail`: states saved before these fields,
-        # and the spending cap as `wording.spending_cap` still joins it for the tree.
+        # The older form, where both rode in `detail` ("name; note" for a cap): states
+        # saved before these fields were.
         if self.detail and self.metric == Metric.REPEATS and not self.pattern:
             self.pattern, self.detail = self.detail, ""
         elif self.detail and self.metric == Metric.COST and not self.cap:

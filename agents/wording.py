@@ -17,7 +17,7 @@ from agents.problem_wording import provider_notice as provider_notice
 from agents.reason_labels import REASON_LABELS as REASON_LABELS
 from agents.reason_labels import STAFF_REASON_LABELS as STAFF_REASON_LABELS
 from agents.reason_labels import reason_label as reason_label
-from agents.state import CAP_NOTE_SEPARATOR, LimitHit, Metric, ProviderFailure, TerminationReason
+from agents.state import LimitHit, Metric, ProviderFailure, TerminationReason
 
 VIOLATION_MESSAGE = "I used all available tool calls before I could finish."
 
@@ -209,13 +209,6 @@ def _counted(reason: TerminationReason, hit: LimitHit) -> str:
 
 
 # --- spending caps larger than one run ---------------------------------------------
-
-
-def spending_cap(name: str, note: str = "") -> str:
-    """A spending cap's name and note in the older joined form ("name; note"), as
-    agents/tree.py still passes it as a cost hit's `detail`: `LimitHit` takes them apart
-    into `cap` and `detail`. New code sets `LimitHit(cap=name, detail=note)`."""
-    return f"{name}{CAP_NOTE_SEPARATOR}{note}" if note else name
 
 
 def at_spending_cap(hit: LimitHit | None) -> bool:
