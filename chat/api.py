@@ -3,28 +3,19 @@
 from __future__ import annotations
 
 import json
-import re
-import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from typing import Any
-from uuid import UUID
 
-from asgiref.sync import sync_to_async
-from django.contrib.auth.decorators import login_not_required
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.utils import timezone
-from django.views.decorators.csrf import csrf_exempt
 
-from accounts.api_auth import api_endpoint, authenticate, error
+from accounts.api_auth import api_endpoint, error
 from accounts.http import AuthenticatedHttpRequest
-from agents.events import EventType
 from agents.skills import Skill, skills
 from chat import selectors, services
-from chat.models import UNSTORABLE, Conversation, Message, Run, RunEvent, RunStatus
-from runs.live import database_read, hub, release_connection
+from chat.models import UNSTORABLE, Conversation, Message, Run
 
 MAX_BODY_BYTES = 256 * 1024
-EVENT_NUMBER = re.compile("[0-9]{1,18}")  # ASCII digits: str.isdigit() takes "²" too
 
 
 def _body(request: HttpRequest) -> dict[str, Any]:
@@ -161,14 +152,14 @@ def conversation_messages(request: AuthenticatedHttpRequest, conversation_id: st
     return JsonResponse({"message_id": message.pk, "run_id": str(run.pk)}, status=202)
 
 
-def _run_or_404(request: HttpRequest, run_id: str) -> Run:
+def run_or_404(request: HttpRequest, run_id: str) -> Run:
     return selectors.run_get(user=request.user, run_id=run_id)
 
 
 @api_endpoint("GET")
 def run_detail(request: AuthenticatedHttpRequest, run_id: str) -> HttpResponse:
     try:
-        return JsonResponse(run_json(_run_or_404(request, run_id)))
+        return JsonResponse(run_json(run_or_404(request, run_id)))
     except Http404:
         return error(404, "No such run.")
 
@@ -177,7 +168,7 @@ def _run_action(
     request: AuthenticatedHttpRequest, run_id: str, action: Callable[..., Run]
 ) -> HttpResponse:
     try:
-        run = action(run=_run_or_404(request, run_id))
+        run = action(run=run_or_404(request, run_id))
     except Http404:
         return error(404, "No such run.")
     except services.RunConflict as conflict:
@@ -215,7 +206,7 @@ def _approval(request: AuthenticatedHttpRequest, run_id: str, *, approved: bool)
             raise services.InvalidInput(
                 {name: ["Not a field of this request."] for name in unknown}
             )
-        run = _run_or_404(request, run_id)
+        run = run_or_404(request, run_id)
         if approved:
             run = services.run_approve(run=run, call_id=data.get("call_id"),
                                        always=data.get("always", False))  # fmt: skip
@@ -238,90 +229,3 @@ def run_approve(request: AuthenticatedHttpRequest, run_id: str) -> HttpResponse:
 @api_endpoint("POST")
 def run_deny(request: AuthenticatedHttpRequest, run_id: str) -> HttpResponse:
     return _approval(request, run_id, approved=False)
-
-
-# Pushed batches carry the events; the database is read at the start, on a gap, and
-# after this long without a push (what a lost publication costs at most).
-SSE_CATCH_UP_SECONDS = 1.0
-SSE_KEEPALIVE_SECONDS = 15.0
-STREAM_ENDS = (EventType.RUN_FINISHED, EventType.RUN_PAUSED)
-
-
-def _sse_start(request: HttpRequest, run_id: str) -> tuple[HttpResponse | None, Run | None]:
-    try:
-        problem = authenticate(request)
-        if problem is not None:
-            return problem, None
-        try:
-            return None, _run_or_404(request, run_id)
-        except Http404:
-            return error(404, "No such run."), None
-    finally:
-        release_connection()  # not held for the whole stream
-
-
-def _saved_after(run_id: UUID | str, seq: int) -> tuple[str, list[dict[str, Any]]]:
-    """The run's status, then its saved events after `seq`. The status is read first: a
-    run's last events and its final status are committed together, so a final status
-    read first means the events read next are complete."""
-    status = str(Run.objects.values_list("status", flat=True).get(pk=run_id))
-    events = RunEvent.objects.filter(run_id=run_id, seq__gt=seq).order_by("seq")[:500]
-    return status, [event.data for event in events]
-
-
-def _sse(event: dict[str, Any]) -> str:
-    return f"id: {event['seq']}\nevent: {event['type']}\ndata: {json.dumps(event)}\n\n"
-
-
-@login_not_required
-@csrf_exempt
-async def run_events(request: HttpRequest, run_id: str) -> HttpResponse | StreamingHttpResponse:
-    """SSE: every event of the run after `Last-Event-ID`, then live, until it ends or pauses."""
-    if request.method != "GET":
-        return error(405, "Use GET.")
-    problem, run = await sync_to_async(_sse_start)(request, run_id)
-    if problem is not None:
-        return problem
-    assert run is not None
-    raw_last = request.headers.get("Last-Event-ID") or request.GET.get("after") or "0"
-    if not EVENT_NUMBER.fullmatch(raw_last):
-        return error(400, "Last-Event-ID must be an event number.")
-
-    async def stream(last: int) -> AsyncIterator[str]:
-        # Subscribed before reading the database: nothing falls in between.
-        live = await hub().subscribe(run.conversation_id)
-        quiet_since = time.monotonic()
-        from_database = True
-        try:
-            while True:
-                if from_database:
-                    status, events = await database_read(_saved_after)(run.pk, last)
-                gap = False
-                for event in events:
-                    if event["seq"] != last + 1:
-                        gap = True
-                        break
-                    last = event["seq"]
-                    yield _sse(event)
-                    if event["type"] in STREAM_ENDS:
-                        return
-                if gap:
-                    from_database = True  # read the database again
-                    continue
-                if events:
-                    quiet_since = time.monotonic()
-                elif from_database and status in (RunStatus.FINISHED, RunStatus.PAUSED):
-                    return  # everything was sent; nothing more until a Continue
-                pushed = await live.next(SSE_CATCH_UP_SECONDS, run_id=str(run.pk))
-                from_database = pushed is None  # a quiet spell: back to the database
-                events = [] if pushed is None else [e for e in pushed["events"] if e["seq"] > last]
-                if pushed is None and time.monotonic() - quiet_since > SSE_KEEPALIVE_SECONDS:
-                    quiet_since = time.monotonic()
-                    yield ": keep-alive\n\n"
-        finally:
-            live.close()
-
-    response = StreamingHttpResponse(stream(int(raw_last)), content_type="text/event-stream")
-    response["Cache-Control"] = "no-cache"
-    response["X-Accel-Buffering"] = "no"
-    return response

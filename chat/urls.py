@@ -1,6 +1,6 @@
 from django.urls import path
 
-from chat import api, export, sidebar, views
+from chat import api, export, run_events, sidebar, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -26,7 +26,7 @@ urlpatterns = [
     ),
     path("api/skills/", api.skill_list, name="api-skills"),
     path("api/runs/<str:run_id>/", api.run_detail, name="api-run"),
-    path("api/runs/<str:run_id>/events/", api.run_events, name="api-run-events"),
+    path("api/runs/<str:run_id>/events/", run_events.run_events, name="api-run-events"),
     path("api/runs/<str:run_id>/cancel/", api.run_cancel, name="api-run-cancel"),
     path("api/runs/<str:run_id>/continue/", api.run_continue, name="api-run-continue"),
     path("api/runs/<str:run_id>/approve/", api.run_approve, name="api-run-approve"),

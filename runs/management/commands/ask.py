@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import sys
 from argparse import ArgumentParser
 from collections.abc import Awaitable, Callable
@@ -16,18 +15,18 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import DatabaseError, transaction
 
 from agents.config import AgentConfig, ConfigError, OperatorLimits
-from agents.events import Event, EventType
 from agents.mcp import McpHub
 from agents.offline_model import OFFLINE_MODEL_NAME
 from agents.run.deps import RunDeps
 from agents.skills import UnknownSkillError, skill_named, skill_names
 from agents.state import TerminationReason
-from agents.subagents import DEFAULT_AGENT_TYPES, DELEGATE_TOOL, AgentType, SubagentEvent
+from agents.subagents import DEFAULT_AGENT_TYPES, DELEGATE_TOOL, AgentType
 from agents.tools import ToolRegistry
 from chat.models import UNSTORABLE, Run
 from ops.caps import daily_cost_limits
 from ops.models import SpendCaps
 from runs.engine import model_for
+from runs.management.terminal import JsonPrinter, TranscriptPrinter
 from runs.runner import run_unattended
 from runs.tools import run_tools
 from settings_ui.policy import config_from_raw, effective_model
@@ -257,58 +256,3 @@ def _user(username: str) -> Any:
     if user is None:
         raise CommandError(f"--user: there is no user named {username!r}", returncode=USAGE_ERROR)
     return user
-
-
-class Printer:
-    """Writes the run's events to the command's stdout."""
-
-    def __init__(self, out: Any) -> None:
-        self.out = out
-
-    async def __call__(self, event: Event) -> None:
-        raise NotImplementedError
-
-
-class JsonPrinter(Printer):
-    """One JSON event a line, nothing else."""
-
-    async def __call__(self, event: Event) -> None:
-        self.out.write(json.dumps(event, default=str))
-        self.out.flush()
-
-
-class TranscriptPrinter(Printer):
-    """A human-readable transcript: streamed text, tool steps, notices, the ending."""
-
-    async def __call__(self, event: Event) -> None:
-        kind = event["type"]
-        if kind == EventType.RUN_STARTED:
-            self.out.write(f"[Oracle · {event['model']}]")
-        elif kind == EventType.ASSISTANT_DELTA:
-            self.out.write(event["text"], ending="")
-        elif kind == EventType.ASSISTANT_MESSAGE and not event["final"]:
-            self.out.write("")
-        elif kind == EventType.TOOL_CALL:
-            arguments = ", ".join(f"{k}={v!r}" for k, v in dict(event["arguments"]).items())
-            self.out.write(f"  → {event['name']}({arguments})")
-        elif kind == EventType.TOOL_RESULT:
-            mark = "←" if event["ok"] else "✗"
-            self.out.write(f"  {mark} {event['content']}")
-        elif kind == EventType.SYSTEM_NOTICE:
-            self.out.write(f"\n[System · {event['severity']}] {event['text']}")
-        elif kind == SubagentEvent.STARTED:
-            self.out.write(f"  ⇢ {event['agent_type']}: {event['task']}")
-        elif kind == SubagentEvent.STEP and event["event"]["type"] == EventType.TOOL_CALL:
-            self.out.write(f"    · {event['event']['name']}")
-        elif kind == SubagentEvent.FINISHED:
-            self.out.write(f"  ⇠ {event['agent_type']}: {event['label']}")
-        elif kind == EventType.BUDGET_EXTENDED:
-            self.out.write(f"[iteration limit raised from {event['from']} to {event['to']}]")
-        elif kind == EventType.RUN_FINISHED:
-            calls = event["tool_calls"]
-            self.out.write(
-                f"\n— {event['reason']} · {event['iterations']} iterations · "
-                f"{calls} tool call{'s' if calls != 1 else ''} · {event['tokens']:,} tokens · "
-                f"${event['cost_usd']:.4f} · {event['elapsed_ms'] / 1000:.1f} s"
-            )
-        self.out.flush()
