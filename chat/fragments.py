@@ -18,8 +18,9 @@ from django.utils.safestring import SafeString, mark_safe
 from agents import wording
 from agents.endings import SPENDING_CAP
 from agents.model import ModelProblem
-from agents.state import Metric, TerminationReason
+from agents.state import Metric
 from chat.gauges import figure
+from chat.models import resumes
 from chat.rendering import reason_badge, render_markdown, render_partial
 from chat.subagent_panel import subagent_panel
 
@@ -219,7 +220,7 @@ def run_actions(
         "_run_actions.html",
         run_id=run_id,
         paused=paused,
-        label="Resume" if reason == TerminationReason.INTERRUPTED else "Continue",
+        label="Resume" if resumes(reason) else "Continue",
         settings_only=reason == "provider_error" and problem in _SETTINGS_PROBLEMS,
     )
 

@@ -34,6 +34,13 @@ NOTICE_FIELDS = ("severity", "metric", "value", "limit", "reason", "problem", "d
 NOTICE_FACTS = ("pattern", "cap")
 
 
+def resumes(reason: str) -> bool:
+    """Whether a run that ended for `reason` is picked up where it stopped (Resume)
+    rather than given another round (Continue): the one rule the controls, the run
+    services and the buttons read."""
+    return reason == TerminationReason.INTERRUPTED
+
+
 def notice_metadata(notice: dict[str, Any]) -> dict[str, Any]:
     """What a System message's row keeps of its `system.notice` event, besides the text."""
     metadata = {key: notice.get(key) for key in NOTICE_FIELDS}
@@ -226,7 +233,12 @@ class Run(models.Model):
     @property
     def can_resume(self) -> bool:
         """Whether Resume picks this run up where its worker left it."""
-        return self.status == RunStatus.FINISHED and self.reason == TerminationReason.INTERRUPTED
+        return self.status == RunStatus.FINISHED and resumes(self.reason)
+
+    @property
+    def is_paused(self) -> bool:
+        """Whether the run waits at a limit (or for an approval) for the user."""
+        return self.status == RunStatus.PAUSED
 
     def is_lost(self, now: datetime) -> bool:
         """Whether the worker running this run has been silent for longer than allowed

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections.abc import Callable
 
 import redis
 from django.db import transaction
@@ -13,7 +14,7 @@ from django.utils import timezone
 from agents.endings import ending_events
 from agents.events import Event
 from agents.state import TerminationReason
-from chat.models import CONTINUABLE, Conversation, Run, RunStatus
+from chat.models import Conversation, Run, RunStatus
 from ops import caps
 from ops.heartbeat import redis_client
 from runs.errors import InvalidInput, RunConflict
@@ -68,15 +69,14 @@ def _write_cancelled_before_start(run: Run) -> list[Event]:
     return append_events(run, [notice, finished])
 
 
-def requeue(run: Run, action: str, allowed: dict[str, object]) -> Run:
+def requeue(run: Run, action: str, allowed: Callable[[Run], bool]) -> Run:
+    """Queue the run again for `action` when `allowed` holds of its row, read under a lock
+    (the rules are the model's: `Run.can_resume`, `is_paused`, `can_continue`)."""
     with transaction.atomic():
         locked = Run.objects.select_for_update().get(pk=run.pk)
         if not is_latest(locked):
             raise RunConflict("Only the latest run of a conversation can be continued.")
-        if not all(
-            getattr(locked, field) in values  # type: ignore[operator]
-            for field, values in allowed.items()
-        ):
+        if not allowed(locked):
             raise RunConflict(f"This run cannot be {action}d now (it is {locked.status}).")
         locked.status = RunStatus.QUEUED
         locked.pending_action = action
@@ -107,12 +107,12 @@ def run_continue(*, run: Run) -> Run:
     if used_up is not None:
         raise RunConflict(used_up)
     if run.can_resume:
-        return requeue(run, "resume", {"status": [RunStatus.FINISHED], "reason": ["interrupted"]})
+        return requeue(run, "resume", lambda r: r.can_resume)
     if run.status == RunStatus.PAUSED and run.pending_approval:
         raise RunConflict("This run waits for your Approve or Deny of a tool call.")
     if run.status == RunStatus.PAUSED:
-        return requeue(run, "continue", {"status": [RunStatus.PAUSED]})
-    return requeue(run, "continue", {"status": [RunStatus.FINISHED], "reason": sorted(CONTINUABLE)})
+        return requeue(run, "continue", lambda r: r.is_paused)
+    return requeue(run, "continue", lambda r: r.can_continue)
 
 
 def run_answer_approval(
@@ -148,7 +148,7 @@ def run_answer_approval(
             conversation.save(update_fields=["allowed_tools"])
         if any(call["id"] not in answers for call in waiting):
             return locked  # others still wait
-    return requeue(locked, "approve", {"status": [RunStatus.PAUSED]})
+    return requeue(locked, "approve", lambda r: r.is_paused)
 
 
 def run_approve(*, run: Run, call_id: object = None, always: object = False) -> Run:
@@ -163,4 +163,4 @@ def run_deny(*, run: Run, call_id: object = None) -> Run:
 
 def run_stop_paused(*, run: Run) -> Run:
     """End a paused run with the reason of the limit it paused at."""
-    return requeue(run, "stop", {"status": [RunStatus.PAUSED]})
+    return requeue(run, "stop", lambda r: r.is_paused)

@@ -1,6 +1,7 @@
-"""What a run is made of, for every side that starts one: which model it calls, and the
+"""What a run is made of, for every side that starts one: which model it calls, the
 user's settings it runs under (the worker's claim, the page's model picker, `ask`, the
-retitling of a conversation). The engine's loop is imported by `runs.runner` alone."""
+retitling of a conversation), and what it works with (`engine_deps`). The engine's loop
+is imported by `runs.runner` alone."""
 
 from __future__ import annotations
 
@@ -9,9 +10,13 @@ from typing import Any
 
 from django.conf import settings
 
+from agents.clock import Clock
 from agents.config import AgentConfig, OperatorLimits
+from agents.decisions import DecisionTree
 from agents.model import Model
 from agents.offline_model import OFFLINE_MODEL_NAME, OfflineModel
+from agents.run.deps import RunDeps
+from agents.tools import ToolRegistry
 from chat.models import Conversation
 
 
@@ -43,3 +48,14 @@ def user_config(user: Any) -> tuple[AgentConfig, OperatorLimits]:
     except ImportError:  # the settings app is not there yet
         return AgentConfig(), OperatorLimits()
     return agent_config_for(user=user), operator_limits()
+
+
+def engine_deps(
+    *, model: Model, tree: DecisionTree, tools: ToolRegistry, clock: Clock | None = None
+) -> RunDeps:
+    """What a run works with, built here for the worker, `ask` and a subagent alike: the
+    model, the decision tree under the run's limits, the tools, and the clock (a
+    subagent shares its parent's)."""
+    if clock is None:
+        return RunDeps(model=model, tree=tree, tools=tools)
+    return RunDeps(model=model, tree=tree, tools=tools, clock=clock)

@@ -112,8 +112,7 @@ def run_interrupt(
     if again:
         Run.objects.filter(pk=run.pk).update(auto_resumes=F("auto_resumes") + 1)
         with contextlib.suppress(RunConflict):  # the user pressed Resume first
-            run = requeue(run, "resume", {"status": [RunStatus.FINISHED],
-                                           "reason": ["interrupted"]})  # fmt: skip
+            run = requeue(run, "resume", lambda r: r.can_resume)
     return run
 
 

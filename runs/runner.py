@@ -40,7 +40,7 @@ from agents.state import RunStatus as EngineStatus
 from agents.subagents import DELEGATE_TOOL, AgentType
 from chat.models import Message, Role, Run, RunStatus
 from ops.caps import run_cost_limits
-from runs.engine import model_for, model_name_for, user_config
+from runs.engine import engine_deps, model_for, model_name_for, user_config
 from runs.recorder import RunRecorder
 from runs.tools import run_tools
 
@@ -78,7 +78,7 @@ async def drive(job: Job, recorder: RunRecorder, cancel: CancelToken) -> RunResu
     conversation = job.run.conversation
     skill = skill_named(conversation.skill)
     hub = await process_hub() if job.mcp_servers else None
-    deps = RunDeps(
+    deps = engine_deps(
         model=model_for(
             model_name_for(conversation, user_choice=job.config.model),
             read_pause=recorder.journal.read_pause,

@@ -18,6 +18,7 @@ from agents.run.deps import RunDeps, ToolContext
 from agents.subagents import DEFAULT_AGENT_TYPES, AgentType, Delegation
 from agents.tools import Tool, ToolRegistry
 from agents.tree import create_tree
+from runs.engine import engine_deps
 
 
 def builtin_names() -> list[str]:
@@ -73,7 +74,7 @@ def _subagent_deps(
     limits and caps, and the same tools but `delegate` (subagents do not delegate) and the
     MCP tools that need approval (only the run itself can wait for the user)."""
     tools = run_tools(user_id=user_id, mcp=mcp, mcp_servers=mcp_servers)
-    return RunDeps(
+    return engine_deps(
         model=parent.model,
         tree=create_tree("default", config, caps),
         tools=ToolRegistry(tool for tool in tools.tools() if not tool.needs_approval),

@@ -17,7 +17,6 @@ from django.db import DatabaseError, transaction
 from agents.config import AgentConfig, ConfigError, OperatorLimits
 from agents.mcp import McpHub
 from agents.offline_model import OFFLINE_MODEL_NAME
-from agents.run.deps import RunDeps
 from agents.skills import UnknownSkillError, skill_named, skill_names
 from agents.state import TerminationReason
 from agents.subagents import DEFAULT_AGENT_TYPES, DELEGATE_TOOL, AgentType
@@ -25,7 +24,7 @@ from agents.tools import ToolRegistry
 from chat.models import UNSTORABLE, Run
 from ops.caps import daily_cost_limits
 from ops.models import SpendCaps
-from runs.engine import model_for
+from runs.engine import engine_deps, model_for
 from runs.management.terminal import JsonPrinter, TranscriptPrinter
 from runs.runner import run_unattended
 from runs.tools import run_tools
@@ -135,7 +134,7 @@ class Command(BaseCommand):
         printer = JsonPrinter(self.stdout) if options["json"] else TranscriptPrinter(self.stdout)
 
         async def ask(registry: ToolRegistry) -> TerminationReason | None:
-            deps = RunDeps(model=model, tree=skill.tree(config, limits), tools=registry)
+            deps = engine_deps(model=model, tree=skill.tree(config, limits), tools=registry)
             result = await run_unattended(
                 options["question"], deps, on_event=printer, approve_all=approve_all
             )
