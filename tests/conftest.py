@@ -12,7 +12,8 @@ from django.contrib.auth.models import User
 from agents.testing.fake_server import FakeServer
 from tests import processes
 from tests.mcp.served import everything_served, mcp_testing_server, mcp_time_server
-from tests.stack import STACK_REDIS_DB, OracleStack
+from tests.redis_dbs import MCP_STACK_REDIS_DB
+from tests.stack import OracleStack
 
 pytest_plugins = ["tests.no_skips"]
 
@@ -94,7 +95,7 @@ def mcp_stack(
         config.write_text(json.dumps({"mcpServers": servers}))
         oracle = OracleStack(
             folder,
-            redis_db=STACK_REDIS_DB + 3,
+            redis_db=MCP_STACK_REDIS_DB,
             ORACLE_MCP_SERVERS=str(config),
             **processes.model_env(fake_provider),
         )

@@ -16,10 +16,7 @@ import httpx
 from django.conf import settings
 
 from tests import processes
-
-# The session's stack takes this Redis database (counted on from the suite's own): no
-# other test worker takes its tasks. A stack that lives beside it takes another.
-STACK_REDIS_DB = 7
+from tests.redis_dbs import STACK_REDIS_DB
 
 
 def _other_redis_db(url: str, offset: int) -> str:

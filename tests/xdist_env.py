@@ -21,9 +21,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
-# The Redis databases the suite uses, counted on from REDIS_URL's: its own, the session's
-# stack (tests.stack.STACK_REDIS_DB), the scale-out stack (+1) and the MCP stack (+3).
-SUITE_REDIS_OFFSETS = (0, 7, 8, 10)
+from tests.redis_dbs import SUITE_REDIS_OFFSETS
+
 REDIS_DB_STRIDE = 4
 REDIS_DATABASES = 16
 

@@ -18,13 +18,16 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_it_streams_every_word_to_websocket_and_sse_clients(tmp_path: Path) -> None:
-    """Each run calls an MCP tool twice (the worker's stdio server) before it answers."""
+    """Each run calls an MCP tool twice (the worker's stdio server) before it answers.
+    The clients are split over two forked processes (`--client-processes`): the path
+    that counts, merges and reports their figures, around the one each client runs."""
     out = tmp_path / "load.json"
     database = "postgres" if "postgresql" in settings.DATABASES["default"]["ENGINE"] else "sqlite"
     command = [
         sys.executable, str(ROOT / "bench" / "load.py"), "--n", "4", "--tokens", "20",
         "--interval", "0.01", "--clients", "mixed", "--database", database,
         "--redis", "embedded", "--timeout", "60", "--json", str(out), "--mcp-calls", "2",
+        "--client-processes", "2",
     ]  # fmt: skip
 
     finished = subprocess.run(

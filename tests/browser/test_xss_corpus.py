@@ -162,6 +162,14 @@ class Detector:
         if settle:
             page.wait_for_timeout(SETTLE_MS)
 
+    def wait_until(self, page: Any, enough: Any, timeout_ms: int = 15_000) -> None:
+        """Let the page run until `enough(self.ids())` holds (the controls have fired, on a
+        busy machine later than SETTLE_MS), or `timeout_ms` has passed."""
+        waited = 0
+        while not enough(self.ids()) and waited < timeout_ms:
+            page.wait_for_timeout(50)  # events from the browser are taken in meanwhile
+            waited += 50
+
     def check(self, page: Any, where: str) -> None:
         """Exercise the page, then fail if anything ran; `where` names it in the report."""
         self.labels[page] = where
@@ -399,6 +407,8 @@ def test_the_detector_catches_payloads_that_run(watched: tuple[Any, Detector], s
     html += "<img src=x onerror=\"alert('control_dialog')\">"
     page.evaluate("html => htmx.swap('#main', html, {swapStyle: 'beforeend'})", html)
     detector.exercise(page)
+    expected = {payload.id for payload in CONTROLS.values()} | {"control_dialog"}
+    detector.wait_until(page, lambda ids: expected <= ids)
     caught = detector.ids()
     missed = {name: payload.id for name, payload in CONTROLS.items() if payload.id not in caught}
     assert not missed, f"the detector missed {missed}"
@@ -418,6 +428,7 @@ def test_the_detector_catches_payloads_that_run(watched: tuple[Any, Detector], s
     )
     page.set_content(f"<!doctype html><body>{frames}</body>")
     detector.exercise(page)
+    detector.wait_until(page, lambda ids: len((ids | caught) & set(BY_ID)) >= LIVE_AT_LEAST)
     live = detector.ids() | caught
     assert len(live & set(BY_ID)) >= LIVE_AT_LEAST, sorted(set(BY_ID) - live)
     detector.forget()  # all of that ran on purpose

@@ -23,7 +23,8 @@ from tests import processes
 from tests.browser.conftest import launched_chromium, log_in
 from tests.e2e.test_faults import CHUNKS, DONE, SENT, answers, completed, wait_streaming
 from tests.e2e.test_runs_api import start_conversation
-from tests.stack import STACK_REDIS_DB, OracleStack
+from tests.redis_dbs import SCALE_OUT_REDIS_DB
+from tests.stack import OracleStack
 
 pytestmark = pytest.mark.timeout(240)  # the first test starts the four processes
 
@@ -49,7 +50,7 @@ def two_by_two(
     their own: the session's stack may be running beside them)."""
     oracle = OracleStack(
         tmp_path_factory.mktemp("scale-out"),
-        redis_db=STACK_REDIS_DB + 1,
+        redis_db=SCALE_OUT_REDIS_DB,
         ORACLE_RUN_HEARTBEAT_TIMEOUT="3",
         **processes.model_env(provider),
     )
