@@ -43,14 +43,14 @@ $(MCP_NPM): tests/mcp/package.json tests/mcp/package-lock.json
 # tests/xdist_env.py gives each its own var folder (embedded Redis, SQLite files) and, on
 # a shared Redis, its own database numbers. `python -m` puts the checkout on sys.path
 # for that plugin, which must load before pytest-django reads the settings.
-TEST_WORKERS ?= 2
+TEST_WORKERS ?= 3
 test: $(VENV)/.installed-dev $(CHROMIUM) $(MCP_NPM)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	REDIS_URL=redis://127.0.0.1:6379/0 $(BIN)/mypy
 	$(BIN)/lint-imports
 	ORACLE_VAR_DIR=$${ORACLE_VAR_DIR:-$(CURDIR)/var/test} $(BIN)/python -m pytest \
-	  -p tests.xdist_env -n $(TEST_WORKERS) --dist loadfile --durations 10
+	  -p tests.xdist_env -n $(TEST_WORKERS) --dist worksteal --durations 10
 
 format: $(VENV)/.installed-dev
 	$(BIN)/ruff format .

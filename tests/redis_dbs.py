@@ -5,9 +5,10 @@ the stacks that take them (`tests.stack`, `tests.conftest`, the scale-out test) 
 from __future__ import annotations
 
 # The session's stack: no other test worker takes its tasks.
-STACK_REDIS_DB = 7
+STACK_REDIS_DB = 1
 # Stacks that live beside it: the scale-out test's and the MCP tests'.
 SCALE_OUT_REDIS_DB = STACK_REDIS_DB + 1
-MCP_STACK_REDIS_DB = STACK_REDIS_DB + 3
-# All of them, the suite's own (0) first.
+MCP_STACK_REDIS_DB = STACK_REDIS_DB + 2
+# All of them, the suite's own (0) first: four in a row, so that a 16-database Redis
+# holds four test workers' (tests.xdist_env).
 SUITE_REDIS_OFFSETS = (0, STACK_REDIS_DB, SCALE_OUT_REDIS_DB, MCP_STACK_REDIS_DB)
