@@ -39,13 +39,14 @@ $(MCP_NPM): tests/mcp/package.json tests/mcp/package-lock.json
 
 # mypy's django-stubs plugin imports the settings: a REDIS_URL (never connected to)
 # keeps that from starting the embedded Redis.
-# The suite runs in TEST_WORKERS processes (pytest-xdist; one more than the 2 cores, as
-# the tests that cross processes mostly wait), an idle one taking tests from the others;
+# The suite runs in TEST_WORKERS processes (pytest-xdist), an idle one taking tests from
+# the others (three were faster, 9:59 against 11:31, but loaded the 2 cores enough to
+# show a race in the chat's live view: issue 25);
 # tests/xdist_env.py gives each its own var folder (embedded Redis, SQLite files) and, on
 # a shared Redis, its own database numbers. `python -m` puts the checkout on sys.path
 # for that plugin, which must load before pytest-django reads the settings.
 # `make test` checks the layering too (lint-imports: pyproject.toml, ARCHITECTURE.md).
-TEST_WORKERS ?= 3
+TEST_WORKERS ?= 2
 test: $(VENV)/.installed-dev $(CHROMIUM) $(MCP_NPM)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
