@@ -41,6 +41,12 @@ def resumes(reason: str) -> bool:
     return reason == TerminationReason.INTERRUPTED
 
 
+def silent_since(now: datetime) -> datetime:
+    """A running run whose last heartbeat is older than this has lost its worker
+    (`ORACLE_RUN_HEARTBEAT_TIMEOUT`): what `Run.is_lost` shows and the sweeper records."""
+    return now - timedelta(seconds=settings.ORACLE_RUN_HEARTBEAT_TIMEOUT)
+
+
 def notice_metadata(notice: dict[str, Any]) -> dict[str, Any]:
     """What a System message's row keeps of its `system.notice` event, besides the text."""
     metadata = {key: notice.get(key) for key in NOTICE_FIELDS}
@@ -244,11 +250,10 @@ class Run(models.Model):
         """Whether the worker running this run has been silent for longer than allowed
         (`ORACLE_RUN_HEARTBEAT_TIMEOUT`): a read can show it before a worker's sweeper
         records it as interrupted (reads never write)."""
-        limit = timedelta(seconds=settings.ORACLE_RUN_HEARTBEAT_TIMEOUT)
         return (
             self.status == RunStatus.RUNNING
             and self.heartbeat_at is not None
-            and self.heartbeat_at < now - limit
+            and self.heartbeat_at < silent_since(now)
         )
 
 

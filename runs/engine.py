@@ -56,6 +56,4 @@ def engine_deps(
     """What a run works with, built here for the worker, `ask` and a subagent alike: the
     model, the decision tree under the run's limits, the tools, and the clock (a
     subagent shares its parent's)."""
-    if clock is None:
-        return RunDeps(model=model, tree=tree, tools=tools)
-    return RunDeps(model=model, tree=tree, tools=tools, clock=clock)
+    return RunDeps(model=model, tree=tree, tools=tools, clock=clock or Clock())

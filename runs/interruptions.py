@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-from datetime import datetime, timedelta
+from datetime import datetime
 from uuid import UUID
 
 from django.conf import settings
@@ -19,7 +19,7 @@ from agents.endings import ending_events
 from agents.events import Event, EventType
 from agents.state import FailureClass, LimitHit, Metric, TerminationReason
 from agents.wording import figures, final_message, number
-from chat.models import Conversation, Message, Role, Run, RunStatus
+from chat.models import Conversation, Message, Role, Run, RunStatus, silent_since
 from runs.control import is_latest, requeue
 from runs.errors import RunConflict
 from runs.events import append_events, publish_events, save_notice
@@ -60,7 +60,7 @@ def runs_mark_interrupted() -> list[Run]:
     """Runs whose worker stopped writing (no heartbeat) become `interrupted`, resumable."""
     now = timezone.now()
     limit = settings.ORACLE_RUN_HEARTBEAT_TIMEOUT
-    cutoff = now - timedelta(seconds=limit)
+    cutoff = silent_since(now)
     stale = Run.objects.filter(status=RunStatus.RUNNING, heartbeat_at__lt=cutoff)
     interrupted = []
     for run_id, heartbeat_at in stale.values_list("pk", "heartbeat_at"):
