@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -99,17 +101,102 @@ def _admin_dsn() -> str:
 
 
 def create_user(username: str, *, env: dict[str, str]) -> str:
-    """Create a user (password "correct horse battery") through `manage.py` with `env`;
-    returns an API token for them. One process: Django takes seconds to start."""
+    """Create a user (password "correct horse battery") through `env`'s shell; returns an
+    API token for them."""
     code = (
         "from django.contrib.auth.models import User;"
         "from accounts.services import api_token_create;"
         f"user = User.objects.create_user({username!r}, password='correct horse battery');"
         "print(api_token_create(user=user, name='command line')[1])"
     )
-    created = manage("shell", "--no-imports", "-c", code, env=env)
+    created = shell(code, env=env)
     assert created.returncode == 0, created.stderr
     return created.stdout.strip().splitlines()[-1]
+
+
+# A `manage.py shell` that runs one snippet of code a line on stdin, each in a fresh
+# namespace, and answers each with a line of JSON: what it printed, and its traceback if
+# it raised. Connections are closed after each: the next snippet reads what other
+# processes wrote since, and a scratch database can be dropped at any time.
+_SERVE_SNIPPETS = """
+import contextlib, io, json, sys, traceback
+from django.db import connections
+answers = sys.__stdout__
+for line in sys.stdin:
+    printed, failed = io.StringIO(), ""
+    try:
+        with contextlib.redirect_stdout(printed):
+            exec(json.loads(line), {"__name__": "__snippet__"})
+    except BaseException:
+        failed = traceback.format_exc()
+    finally:
+        connections.close_all()
+    answers.write(json.dumps({"stdout": printed.getvalue(), "stderr": failed}) + "\\n")
+    answers.flush()
+"""
+
+
+class Shell:
+    """One `manage.py shell` on an environment, kept for every snippet the tests run on
+    it: Django takes a second of CPU to start, and the suite ran some eighty of them
+    (mostly to create users)."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        command = [sys.executable, "manage.py", "shell", "--no-imports", "-c", _SERVE_SNIPPETS]
+        self.process = subprocess.Popen(
+            command, cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True, preexec_fn=die_with_parent,
+        )  # fmt: skip
+        self.lock = threading.Lock()
+
+    def run(self, code: str) -> subprocess.CompletedProcess[str]:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        with self.lock:
+            self.process.stdin.write(json.dumps(code) + "\n")
+            self.process.stdin.flush()
+            line = self.process.stdout.readline()
+        if not line:  # the shell died: what it said is on its stderr
+            assert self.process.stderr is not None
+            self.process.wait()
+            return subprocess.CompletedProcess([], 1, "", self.process.stderr.read())
+        answer = json.loads(line)
+        return subprocess.CompletedProcess([], 1 if answer["stderr"] else 0, **answer)
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            assert self.process.stdin is not None
+            self.process.stdin.close()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+_shells: dict[tuple[tuple[str, str], ...], Shell] = {}
+
+
+def shell(code: str, *, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """`manage.py shell -c code` with `env`, run by the shell kept for that environment
+    (started on first use, until `close_shell(env)`)."""
+    key = tuple(sorted(env.items()))
+    found = _shells.get(key)
+    if found is None or found.process.poll() is not None:
+        found = _shells[key] = Shell(env)
+    return found.run(code)
+
+
+def close_shell(env: dict[str, str]) -> None:
+    """Stop the shell kept for `env`, if any: before its database or Redis goes away."""
+    found = _shells.pop(tuple(sorted(env.items())), None)
+    if found is not None:
+        found.close()
+
+
+@atexit.register
+def _close_shells() -> None:
+    while _shells:
+        _shells.popitem()[1].close()
 
 
 def wait_for(check: Callable[[], T | None], timeout: float, interval: float = 0.1) -> T:

@@ -83,6 +83,7 @@ class ServedOracle:
         )
 
     def stop(self) -> None:
+        processes.close_shell(self.env)
         if self.process is not None:
             processes.stop(self.process, signal.SIGINT, timeout=40)
         processes.drop_scratch_database(self._database_name)

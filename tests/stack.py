@@ -101,6 +101,7 @@ class OracleStack:
         worker.wait()
 
     def stop(self) -> None:
+        processes.close_shell(self.env)
         for process in [*self.workers.values(), *self.daphnes]:
             processes.stop(process)
         processes.drop_scratch_database(self._database_name)

@@ -44,7 +44,7 @@ class LiveServer:
             "from django.contrib.auth.models import User; "
             f"User.objects.create_user({username!r}, password={password!r})"
         )
-        done = processes.manage("shell", "--no-imports", "-c", code, env=self.env)
+        done = processes.shell(code, env=self.env)
         assert done.returncode == 0, done.stderr
 
 
@@ -64,6 +64,7 @@ def serving_daphne(directory: Path, **env: str) -> Iterator[LiveServer]:
         processes.wait_for(lambda: processes.get_status(f"{url}/login/") == 200, timeout=60)
         yield LiveServer(url=url, env=environment, log=log)
     finally:
+        processes.close_shell(environment)
         processes.stop(server)
 
 

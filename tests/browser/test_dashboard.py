@@ -27,7 +27,7 @@ def seeded(daphne_server: LiveServer) -> LiveServer:
         "from django.contrib.auth.models import User; "
         f"User.objects.create_user({STAFF!r}, password={PASSWORD!r}, is_staff=True)"
     )
-    made = processes.manage("shell", "--no-imports", "-c", code, env=daphne_server.env)
+    made = processes.shell(code, env=daphne_server.env)
     assert made.returncode == 0, made.stderr
     return daphne_server
 

@@ -50,7 +50,7 @@ Conversation.objects.create(owner=owner, title="Never said anything")
 
 def _reader(stack: OracleStack) -> str:
     name = f"sidebar-reader-{next(_people)}"
-    done = processes.manage("shell", "--no-imports", "-c", SEED.format(name=name), env=stack.env)
+    done = processes.shell(SEED.format(name=name), env=stack.env)
     assert done.returncode == 0, done.stderr
     return name
 

@@ -28,7 +28,7 @@ def invite_only(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str,
 
 def _setup_link(env: dict[str, str]) -> str:
     code = "from accounts.services import setup_invite; print(setup_invite().path())"
-    done = processes.manage("shell", "--no-imports", "-c", code, env=env)
+    done = processes.shell(code, env=env)
     assert done.returncode == 0, done.stderr
     return done.stdout.strip()
 

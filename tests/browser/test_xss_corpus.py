@@ -319,7 +319,7 @@ def site(stack: OracleStack, fake_provider: FakeServer, browser: Any) -> Iterato
         contents=json.dumps([f"zq {joined(group)}" for group in TITLE_GROUPS]),
         names=json.dumps([payload.text for payload in PAYLOADS]),
     )
-    seeded = processes.manage("shell", "--no-imports", "-c", code, env=stack.env)
+    seeded = processes.shell(code, env=stack.env)
     assert seeded.returncode == 0, seeded.stderr
     client = stack.client(seeded.stdout.strip().splitlines()[-1])
     limits = {

@@ -55,12 +55,15 @@ def assert_serving(served: ServedOracle, client: httpx.Client, provider: FakeSer
 
 @contextmanager
 def serving(folder: Path, provider: FakeServer, **env: str) -> Iterator[ServedOracle]:
-    """`manage.py serve` answering with the fake provider; stopped afterwards."""
+    """`manage.py serve` answering with the fake provider; stopped afterwards. With a
+    slow tool (`wait`), and a worker given a second to end its runs when stopped."""
     folder.mkdir(exist_ok=True)
     oracle = ServedOracle(
         folder,
         ORACLE_RUN_HEARTBEAT_TIMEOUT="3",
         ORACLE_AUTO_TITLES="false",  # the tests count the provider's calls
+        ORACLE_TOOLS="agents.testing.tools.wait",
+        ORACLE_WORKER_SHUTDOWN_GRACE="1",
         **processes.model_env(provider),
         **env,
     ).start()
@@ -106,17 +109,23 @@ def start_streaming(
     return Streaming(client, conversation, run_id, listener, socket)
 
 
-@pytest.fixture
-def served(tmp_path: Path, fake_provider: FakeServer) -> Iterator[ServedOracle]:
-    with serving(tmp_path / "served", fake_provider) as oracle:
+# One served Oracle for the tests on the embedded Redis, one for those on a system Redis:
+# each test ends by checking that the product serves again with no one restarting
+# anything by hand, so the next test starts from a product that came back by itself
+# (and `manage.py serve` is not started nine times: seconds of CPU each).
+
+
+@pytest.fixture(scope="module")
+def served(
+    tmp_path_factory: pytest.TempPathFactory, fake_provider: FakeServer
+) -> Iterator[ServedOracle]:
+    with serving(tmp_path_factory.mktemp("served"), fake_provider) as oracle:
         yield oracle
 
 
-@pytest.fixture
-def system_redis(tmp_path: Path) -> Iterator[SystemRedis]:
-    folder = tmp_path / "system-redis"
-    folder.mkdir()
-    server = SystemRedis(folder).start()
+@pytest.fixture(scope="module")
+def module_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SystemRedis]:
+    server = SystemRedis(tmp_path_factory.mktemp("system-redis")).start()
     try:
         yield server
     finally:
@@ -124,12 +133,21 @@ def system_redis(tmp_path: Path) -> Iterator[SystemRedis]:
             server.kill()
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def served_on_system_redis(
-    tmp_path: Path, fake_provider: FakeServer, system_redis: SystemRedis
+    tmp_path_factory: pytest.TempPathFactory, fake_provider: FakeServer, module_redis: SystemRedis
 ) -> Iterator[ServedOracle]:
-    with serving(tmp_path / "served", fake_provider, REDIS_URL=system_redis.url) as oracle:
+    folder = tmp_path_factory.mktemp("served-on-system-redis")
+    with serving(folder, fake_provider, REDIS_URL=module_redis.url) as oracle:
         yield oracle
+
+
+@pytest.fixture
+def system_redis(module_redis: SystemRedis) -> Iterator[SystemRedis]:
+    """The system Redis, started again after the test if the test left it down."""
+    yield module_redis
+    if module_redis.process is None or module_redis.process.poll() is not None:
+        module_redis.start()
 
 
 def test_the_embedded_redis_killed_mid_run_loses_nothing_and_comes_back(
@@ -245,34 +263,33 @@ def test_a_killed_worker_is_replaced_and_its_run_keeps_what_it_streamed(
 
 
 def test_a_worker_killed_mid_tool_is_resumed_by_running_the_tool_again(
-    tmp_path: Path, fake_provider: FakeServer
+    served: ServedOracle, fake_provider: FakeServer
 ) -> None:
     wait = {"tool_calls": [{"id": "call_wait", "name": "wait", "arguments": {"seconds": 4}}]}
-    with serving(tmp_path, fake_provider, ORACLE_TOOLS="agents.testing.tools.wait") as served:
-        client = served.client(served.create_user("xena"))
-        fake_provider.set_script([{"text": ["Let ", "me ", "wait."], **wait}, DONE])
-        earlier = len(fake_provider.requests)  # the provider serves the whole session
-        conversation, run_id = start_conversation(client, "Wait for it")
+    client = served.client(served.create_user("xena"))
+    fake_provider.set_script([{"text": ["Let ", "me ", "wait."], **wait}, DONE])
+    earlier = len(fake_provider.requests)  # the provider serves the whole session
+    conversation, run_id = start_conversation(client, "Wait for it")
 
-        def steps() -> list[dict[str, Any]]:
-            messages = client.get(f"/api/conversations/{conversation}/").json()["messages"]
-            return [m for m in messages if m["role"] == "tool"]
+    def steps() -> list[dict[str, Any]]:
+        messages = client.get(f"/api/conversations/{conversation}/").json()["messages"]
+        return [m for m in messages if m["role"] == "tool"]
 
-        processes.wait_for(lambda: steps() and steps()[0]["metadata"]["status"] == "running", 30)
-        served.kill(served.child("worker"))  # the tool is waiting
+    processes.wait_for(lambda: steps() and steps()[0]["metadata"]["status"] == "running", 30)
+    served.kill(served.child("worker"))  # the tool is waiting
 
-        completed(client, run_id)  # resumed by itself, on the worker started again
+    completed(client, run_id)  # resumed by itself, on the worker started again
 
-        (step,) = steps()  # the same step, finished: nothing doubled
-        assert (step["content"], step["metadata"]["ok"]) == ("Waited 4 seconds.", True)
-        texts = [m["content"] for m in answers(client, conversation)]
-        assert texts[0] == "Let me wait." and texts[-1] == "All done."
-        assert sum("Let me wait." in text for text in texts) == 1
-        asked = [r["messages"] for r in fake_provider.requests[earlier:]]
-        assert len(asked) == 2  # the step was not asked for again: its tool was run again
-        assert asked[1][-1] == {"role": "tool", "tool_call_id": "call_wait",
-                                "content": "Waited 4 seconds."}  # fmt: skip
-        assert_serving(served, client, fake_provider)
+    (step,) = steps()  # the same step, finished: nothing doubled
+    assert (step["content"], step["metadata"]["ok"]) == ("Waited 4 seconds.", True)
+    texts = [m["content"] for m in answers(client, conversation)]
+    assert texts[0] == "Let me wait." and texts[-1] == "All done."
+    assert sum("Let me wait." in text for text in texts) == 1
+    asked = [r["messages"] for r in fake_provider.requests[earlier:]]
+    assert len(asked) == 2  # the step was not asked for again: its tool was run again
+    assert asked[1][-1] == {"role": "tool", "tool_call_id": "call_wait",
+                            "content": "Waited 4 seconds."}  # fmt: skip
+    assert_serving(served, client, fake_provider)
 
 
 def test_a_killed_daphne_is_replaced_and_the_stream_resumes_exactly(
@@ -290,45 +307,45 @@ def test_a_killed_daphne_is_replaced_and_the_stream_resumes_exactly(
 
 
 def test_a_stopped_worker_ends_its_runs_as_interrupted_at_once(
-    tmp_path: Path, fake_provider: FakeServer
+    served: ServedOracle, fake_provider: FakeServer
 ) -> None:
-    with serving(tmp_path, fake_provider, ORACLE_WORKER_SHUTDOWN_GRACE="1") as served:
-        run = start_streaming(served, fake_provider, "wes", then=[DONE])
+    run = start_streaming(served, fake_provider, "wes", then=[DONE])
 
-        served.kill(served.child("worker"), signal.SIGTERM)  # a deploy, a Ctrl-C
+    served.kill(served.child("worker"), signal.SIGTERM)  # a deploy, a Ctrl-C
 
-        run.listener.wait(20)  # at once: no waiting for a heartbeat to go stale
-        messages = run.client.get(f"/api/conversations/{run.conversation}/").json()
-        assert any("was stopped" in m["content"] for m in messages["messages"])
-        assert_resumed_by_itself(run)
+    run.listener.wait(20)  # at once: no waiting for a heartbeat to go stale
+    messages = run.client.get(f"/api/conversations/{run.conversation}/").json()
+    assert any("was stopped" in m["content"] for m in messages["messages"])
+    assert_resumed_by_itself(run)
+    assert_serving(served, run.client, fake_provider)
 
 
 def test_a_warning_given_just_before_a_worker_is_lost_is_logged_and_shown_once(
-    tmp_path: Path, fake_provider: FakeServer
+    served: ServedOracle, fake_provider: FakeServer
 ) -> None:
     def calculate(expression: str) -> dict[str, Any]:
         return {"tool_calls": [{"name": "calculator", "arguments": {"expression": expression}}]}
 
-    with serving(tmp_path, fake_provider) as served:
-        client = served.client(served.create_user("wanda"))
-        # With 5 iterations the warning comes before the fourth: two are left.
-        assert client.patch("/api/settings/", json={"max_iterations": 5}).status_code == 200
-        steps = [calculate("1+1"), calculate("2+2"), calculate("3+3")]
-        fake_provider.set_script([*steps, STREAM, DONE])
-        conversation, run_id = start_conversation(client, "Add, then talk")
-        wait_streaming(client, conversation)  # the fourth call streams: the warning is out
-        served.kill(served.child("worker"))
+    client = served.client(served.create_user("wanda"))
+    # With 5 iterations the warning comes before the fourth: two are left.
+    assert client.patch("/api/settings/", json={"max_iterations": 5}).status_code == 200
+    steps = [calculate("1+1"), calculate("2+2"), calculate("3+3")]
+    fake_provider.set_script([*steps, STREAM, DONE])
+    conversation, run_id = start_conversation(client, "Add, then talk")
+    wait_streaming(client, conversation)  # the fourth call streams: the warning is out
+    served.kill(served.child("worker"))
 
-        completed(client, run_id)  # resumed by itself from before the fourth call
+    completed(client, run_id)  # resumed by itself from before the fourth call
 
-        messages = client.get(f"/api/conversations/{conversation}/").json()["messages"]
-        notices = [m["content"] for m in messages if m["role"] == "system"]
-        log = tmp_path / "var" / "log" / "limits.jsonl"
-        logged = [json.loads(line) for line in log.read_text().splitlines()]
-        logged_warnings = [
-            line for line in logged
-            if line["run_id"] == run_id and line.get("severity") == "warning"
-            and line["event"] == "system.notice"
-        ]  # fmt: skip
+    messages = client.get(f"/api/conversations/{conversation}/").json()["messages"]
+    notices = [m["content"] for m in messages if m["role"] == "system"]
+    log = Path(served.env["ORACLE_VAR_DIR"]) / "log" / "limits.jsonl"
+    logged = [json.loads(line) for line in log.read_text().splitlines()]
+    logged_warnings = [
+        line for line in logged
+        if line["run_id"] == run_id and line.get("severity") == "warning"
+        and line["event"] == "system.notice"
+    ]  # fmt: skip
     assert [n for n in notices if n.startswith("Approaching")] == [notices[0]]  # once
     assert len(logged_warnings) == 1, logged_warnings
+    assert_serving(served, client, fake_provider)

@@ -125,7 +125,7 @@ def test_a_task_delivered_twice_runs_the_run_once(
         f"app.send_task('chat.execute_run', args=['{run_id}'])"
     )
 
-    sent = processes.manage("shell", "--no-imports", "-c", duplicate, env=stack.env)
+    sent = processes.shell(duplicate, env=stack.env)
     run = wait_until_finished(client, run_id)
 
     assert sent.returncode == 0, sent.stderr

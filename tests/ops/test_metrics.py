@@ -229,7 +229,7 @@ def test_a_run_in_a_worker_shows_in_the_web_processes_metrics(
         "from django.contrib.auth.models import User;"
         "User.objects.create_user('metrics-opal', password='correct horse battery', is_staff=True)"
     )
-    assert processes.manage("shell", "--no-imports", "-c", code, env=stack.env).returncode == 0
+    assert processes.shell(code, env=stack.env).returncode == 0
     operator = httpx.Client(
         base_url=stack.url, cookies={"sessionid": log_in(stack, "metrics-opal")}
     )

@@ -269,7 +269,7 @@ def seed(stack: OracleStack, *, spend: dict[str, float], user: str, site: str) -
     from tests import processes
 
     code = SEED.format(spend=spend, user=user, site=site)
-    done = processes.manage("shell", "--no-imports", "-c", code, env=stack.env)
+    done = processes.shell(code, env=stack.env)
     assert done.returncode == 0, done.stderr
 
 
