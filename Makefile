@@ -38,7 +38,8 @@ $(MCP_NPM): tests/mcp/package.json tests/mcp/package-lock.json
 	touch $@
 
 # mypy's django-stubs plugin imports the settings: a REDIS_URL (never connected to)
-# keeps that from starting the embedded Redis.
+# keeps that from starting the embedded Redis. mypy checks while the suite runs (its
+# 20 s of CPU fit in the suite's waits) and says what it found when the suite is done.
 # The suite runs in TEST_WORKERS processes (pytest-xdist), an idle one taking tests from
 # the others (three were faster, 9:59 against 11:31, but loaded the 2 cores enough to
 # show a race in the chat's live view: issue 25);
@@ -50,10 +51,13 @@ TEST_WORKERS ?= 2
 test: $(VENV)/.installed-dev $(CHROMIUM) $(MCP_NPM)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	REDIS_URL=redis://127.0.0.1:6379/0 $(BIN)/mypy
 	$(BIN)/lint-imports
+	@mkdir -p var; \
+	REDIS_URL=redis://127.0.0.1:6379/0 $(BIN)/mypy > var/mypy.log 2>&1 & typing=$$!; \
 	ORACLE_VAR_DIR=$${ORACLE_VAR_DIR:-$(CURDIR)/var/test} $(BIN)/python -m pytest \
-	  -p tests.xdist_env -n $(TEST_WORKERS) --dist worksteal --durations 10
+	  -p tests.xdist_env -n $(TEST_WORKERS) --dist worksteal --durations 10; suite=$$?; \
+	wait $$typing; typed=$$?; echo "== mypy"; cat var/mypy.log; \
+	test $$suite = 0 && test $$typed = 0
 
 format: $(VENV)/.installed-dev
 	$(BIN)/ruff format .

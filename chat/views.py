@@ -12,6 +12,7 @@ from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.html import escape
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
@@ -105,6 +106,9 @@ def conversation_page(request: AuthenticatedHttpRequest, conversation_id: str) -
         # streams only what comes after (the events before are on the page already).
         shown_run=latest,
         shown_seq=0 if active else (latest.last_event_seq if latest else 0),
+        # A run whose worker went silent, shown before a worker's sweeper records it
+        # (a page only reads): the notice goes once the run's events move past it.
+        lost=active if active is not None and active.is_lost(timezone.now()) else None,
         controls=run_controls(active),
         totals=_totals(conversation),
     )

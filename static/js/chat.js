@@ -292,6 +292,13 @@
     row.querySelector(".approval-error").textContent = said;
   }
 
+  // A run shown as lost goes on: its events moved past those saved when the page was drawn.
+  function dropLostNotice() {
+    var notice = byId("run-lost");
+    var state = streamState();
+    if (notice && state && state.seq > parseInt(notice.dataset.seq || "0", 10)) notice.remove();
+  }
+
   // --- the socket -------------------------------------------------------------------
   function syncOnOpen(event) {
     var state = streamState();
@@ -328,6 +335,7 @@
     addCopyButtons(event.detail.target.parentNode || document);
     refreshTotalsSoon();
     watchClock();
+    dropLostNotice();
   });
 
   document.addEventListener("htmx:afterRequest", function (event) {

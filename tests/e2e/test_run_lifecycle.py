@@ -9,6 +9,7 @@ import httpx
 from agents.testing.fake_server import FakeServer
 from tests import processes
 from tests.e2e.test_runs_api import start_conversation, wait_until_finished
+from tests.e2e.test_websocket import log_in
 from tests.stack import OracleStack
 
 
@@ -41,12 +42,17 @@ def test_a_killed_worker_keeps_what_was_produced_and_the_run_resumes_by_itself(
         lambda: (r := client.get(f"/api/runs/{run_id}/").json())["lost"] and r, 20
     )
     assert run["status"] == "running" and run["reason"] is None
+    with httpx.Client(base_url=stack.url, cookies={"sessionid": log_in(stack, "kate")}) as page:
+        shown = page.get(f"/c/{conversation}/").text
+        assert "The worker running this answer stopped responding" in shown
+        assert client.get(f"/api/runs/{run_id}/").json()["status"] == "running"  # unwritten
 
-    stack.start_worker()  # nobody presses anything: its sweeper marks the run, resumes it
-    run = processes.wait_for(
-        lambda: (r := client.get(f"/api/runs/{run_id}/").json())["reason"] == "completed" and r,
-        30,
-    )
+        stack.start_worker()  # nobody presses anything: its sweeper marks the run, resumes it
+        run = processes.wait_for(
+            lambda: (r := client.get(f"/api/runs/{run_id}/").json())["reason"] == "completed" and r,
+            30,
+        )
+        assert "stopped responding" not in page.get(f"/c/{conversation}/").text
 
     kept = messages_of(client, conversation)
     partial = next(m for m in kept if m["role"] == "assistant" and "Half way" in m["content"])
