@@ -2,6 +2,10 @@
 saved `Message` rows) and for the live stream (from run events, as htmx
 out-of-band swaps sent over the WebSocket).
 
+A partial that holds another includes its template: the `*_context` functions give
+the data a template reads (what the page's history composes), the others render it
+(what the live stream sends).
+
 Everything a model, a tool or a user wrote goes through `render_markdown`
 (assistant text) or is escaped (everything else).
 """
@@ -22,7 +26,7 @@ from agents.state import Metric
 from chat.gauges import figure
 from chat.models import resumes
 from chat.rendering import reason_badge, render_markdown, render_partial
-from chat.subagent_panel import subagent_panel
+from chat.subagent_panel import subagent_context
 
 
 def usage_text(counters: dict[str, Any]) -> str:
@@ -43,18 +47,25 @@ def usage_text(counters: dict[str, Any]) -> str:
     return " · ".join(parts)
 
 
-def answer_foot(
-    reason: str, counters: dict[str, Any] | None, run_id: str = "", switch: str = ""
-) -> str:
+def answer_foot_context(
+    reason: str,
+    counters: dict[str, Any] | None,
+    run_id: str = "",
+    switch: dict[str, int] | None = None,
+) -> dict[str, Any]:
     """The foot of a run's final answer: reason badge, usage, Copy, Regenerate (shown on
-    the last answer only) and the switch between its versions."""
-    return render_partial(
-        "_answer_foot.html",
-        badge=reason_badge(reason),
-        usage=usage_text(counters) if counters else "",
-        run_id=run_id,
-        switch=mark_safe(switch),
-    )
+    the last answer only) and the switch between its versions (`version_switch_context`)."""
+    return {
+        "badge": reason_badge(reason),
+        "usage": usage_text(counters) if counters else "",
+        "run_id": run_id,
+        "switch": switch,
+    }
+
+
+def answer_foot(reason: str, counters: dict[str, Any] | None, run_id: str = "") -> SafeString:
+    """A final answer's foot, put under it when its run ends."""
+    return render_partial("_answer_foot.html", foot=answer_foot_context(reason, counters, run_id))
 
 
 def typing(*, show: bool) -> str:
@@ -67,50 +78,78 @@ def announce(text: str) -> str:
     return oob("#announcer", "innerHTML", escape(text[:1000]))
 
 
-def user_message(message: Any, switch: str = "") -> str:
+def user_message_context(message: Any, switch: dict[str, int] | None = None) -> dict[str, Any]:
     """A message the user sent (a `Message`), with Edit and its versions' switch."""
     body = mark_safe(render_markdown(message.content))  # sanitised by render_markdown
-    return render_partial(
-        "_user_message.html", message=message, body=body, switch=mark_safe(switch)
-    )
+    return {"message": message, "body": body, "switch": switch}
 
 
-def new_turn(message: Any, run_id: str) -> str:
+def new_turn(message: Any, run_id: str) -> SafeString:
     """A message just sent, with the (empty) section its run's events go into."""
-    return render_partial("_new_turn.html", user=mark_safe(user_message(message)), run_id=run_id)
+    return render_partial("_new_turn.html", sent=user_message_context(message), run_id=run_id)
 
 
-def version_switch(number: int, count: int) -> str:
-    """The "< 2 / 3 >" switch: which version of an answer or a message is in view."""
-    return render_partial("_version_switch.html", number=number, count=count)
+def version_switch_context(number: int, count: int) -> dict[str, int] | None:
+    """The "< 2 / 3 >" switch: which version of an answer or a message is in view (none
+    for the only version)."""
+    return {"number": number, "count": count} if count > 1 else None
 
 
-def assistant_message(
+def assistant_message_context(
     element_id: str,
     content: str,
     reason: str = "",
     counters: dict[str, Any] | None = None,
     *,
     run_id: str = "",
-    switch: str = "",
-) -> SafeString:
+    switch: dict[str, int] | None = None,
+) -> dict[str, Any]:
     """A saved answer: `content` rendered as Markdown; a run's final answer (`reason`
     given) has its foot."""
-    foot = mark_safe(answer_foot(reason, counters, run_id, switch)) if reason else ""
-    body = mark_safe(render_markdown(content))
-    return render_partial("_answer.html", id=element_id, body=body, foot=foot)
+    foot = answer_foot_context(reason, counters, run_id, switch) if reason else None
+    body = mark_safe(render_markdown(content))  # sanitised by render_markdown
+    return {"id": element_id, "body": body, "foot": foot}
 
 
 def streaming_answer(element_id: str, settled: str, tail: str) -> SafeString:
     """An answer as it streams: its finished Markdown blocks, then the block still
     growing (`chat.streaming`); both are HTML from `render_markdown`."""
-    return render_partial(
-        "_answer.html",
-        id=element_id,
-        streaming=True,
-        settled=mark_safe(settled),
-        tail=mark_safe(tail),
-    )
+    answer = {
+        "id": element_id,
+        "streaming": True,
+        "settled": mark_safe(settled),
+        "tail": mark_safe(tail),
+    }
+    return render_partial("_answer.html", answer=answer)
+
+
+def tool_step_context(
+    element_id: str,
+    name: str,
+    arguments: Any,
+    result: str | None,
+    ok: bool | None,
+    *,
+    subagent: dict[str, Any] | None = None,
+    attachments: Any = None,
+    waiting: str = "",
+) -> dict[str, Any]:
+    """A tool call; `ok` None while it runs (`waiting` "approval" while it waits for the
+    user's). A `delegate` step holds its subagent; an MCP tool's step, its pictures."""
+    shown = json.dumps(arguments, ensure_ascii=False, indent=1) if arguments else "{}"
+    return {
+        "id": element_id,
+        "name": name,
+        "arguments": shown,
+        "result": result,
+        "ok": ok,
+        "waiting": waiting,
+        "pictures": pictures(attachments, name),
+        "agent": arguments.get("agent_type")
+        if name == "delegate" and isinstance(arguments, dict)
+        else "",
+        "subagent": subagent_context(element_id, subagent) if subagent else None,
+    }
 
 
 def tool_step(
@@ -125,24 +164,18 @@ def tool_step(
     waiting: str = "",
     swap_oob: bool = False,
 ) -> SafeString:
-    """A tool call; `ok` None while it runs (`waiting` "approval" while it waits for the
-    user's). A `delegate` step holds its subagent; an MCP tool's step, its pictures."""
-    shown = json.dumps(arguments, ensure_ascii=False, indent=1) if arguments else "{}"
-    return render_partial(
-        "_tool_step.html",
-        id=element_id,
-        name=name,
-        arguments=shown,
-        result=result,
-        ok=ok,
+    """A tool step (`tool_step_context`) as the live stream adds or redraws it."""
+    step = tool_step_context(
+        element_id,
+        name,
+        arguments,
+        result,
+        ok,
+        subagent=subagent,
+        attachments=attachments,
         waiting=waiting,
-        pictures=pictures(attachments, name),
-        agent=arguments.get("agent_type")
-        if name == "delegate" and isinstance(arguments, dict)
-        else "",
-        subagent=subagent_panel(element_id, subagent) if subagent else "",
-        swap_oob=swap_oob,
     )
+    return render_partial("_tool_step.html", step=step, swap_oob=swap_oob)
 
 
 def tool_status(element_id: str, *, ok: bool | None, waiting: str = "") -> str:
@@ -186,9 +219,14 @@ def tool_progress(progress: Any, total: Any, message: Any) -> str:
 _SETTINGS_PROBLEMS = {problem.value for problem in ModelProblem if problem.needs_settings}
 
 
-def system_message(
-    element_id: str, metadata: dict[str, Any], text: str, actions: str = ""
-) -> SafeString:
+def system_message_context(
+    element_id: str,
+    metadata: dict[str, Any],
+    text: str,
+    actions: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A System message: what the Oracle's limits did, with the figures and what can
+    follow (`run_actions_context`)."""
     figures = None
     metric = str(metadata.get("metric") or "")
     if metric and metadata.get("limit") is not None:
@@ -197,32 +235,49 @@ def system_message(
             "value": figure(metric, metadata.get("value")),
             "limit": figure(metric, metadata.get("limit")),
         }
-    return render_partial(
-        "_system_message.html",
-        id=element_id,
-        severity=str(metadata.get("severity") or "info"),
-        figures=figures,
-        text=text,
-        actions=mark_safe(actions),  # run_actions, from its template
-    )
+    return {
+        "id": element_id,
+        "severity": str(metadata.get("severity") or "info"),
+        "figures": figures,
+        "text": text,
+        "actions": actions,
+    }
 
 
-def run_actions(
-    run_id: str, *, paused: bool, reason: str, problem: str | None = None
+def system_message(
+    element_id: str,
+    metadata: dict[str, Any],
+    text: str,
+    actions: dict[str, Any] | None = None,
 ) -> SafeString:
+    """A System message (`system_message_context`) as the live stream adds it."""
+    notice = system_message_context(element_id, metadata, text, actions)
+    return render_partial("_system_message.html", notice=notice)
+
+
+def run_actions_context(
+    run_id: str, *, paused: bool, reason: str, problem: str | None = None
+) -> dict[str, Any]:
     """Continue (and Stop for a paused run) buttons, posting to the run's API. A model
     that refused the key, the model or the request (`problem`, the notice's kind) would
     refuse a Continue alike: the way to Settings is offered instead. At a used-up daily
     spending cap nothing is offered (a paused run can still be stopped)."""
     if problem == SPENDING_CAP:
-        return render_partial("_run_actions.html", run_id=run_id, paused=paused, cap_used_up=True)
-    return render_partial(
-        "_run_actions.html",
-        run_id=run_id,
-        paused=paused,
-        label="Resume" if resumes(reason) else "Continue",
-        settings_only=reason == "provider_error" and problem in _SETTINGS_PROBLEMS,
-    )
+        return {"run_id": run_id, "paused": paused, "cap_used_up": True}
+    return {
+        "run_id": run_id,
+        "paused": paused,
+        "label": "Resume" if resumes(reason) else "Continue",
+        "settings_only": reason == "provider_error" and problem in _SETTINGS_PROBLEMS,
+    }
+
+
+def run_actions(
+    run_id: str, *, paused: bool, reason: str, problem: str | None = None
+) -> SafeString:
+    """The actions (`run_actions_context`) put on a run's last System message live."""
+    actions = run_actions_context(run_id, paused=paused, reason=reason, problem=problem)
+    return render_partial("_run_actions.html", actions=actions)
 
 
 def approval_actions(run_id: str, calls: list[dict[str, Any]]) -> SafeString:
@@ -236,9 +291,9 @@ def stop_controls(run_id: str | None, *, swap_oob: bool = False) -> str:
     return render_partial("_stop_controls.html", run_id=run_id, swap_oob=swap_oob)
 
 
-def run_section(run_id: str | None, body: str = "") -> SafeString:
-    """The section a run's messages go in (`run_id` None: rows saved without a run)."""
-    return render_partial("_run_section.html", run_id=run_id, body=mark_safe(body))
+def run_section(run_id: str) -> SafeString:
+    """The (empty) section a run's events go into as the live stream shows them."""
+    return render_partial("_run_section.html", section={"run_id": run_id, "messages": []})
 
 
 def oob(target: str, strategy: str, html: str) -> str:

@@ -4,14 +4,15 @@ The page is a list of turns: a message the user sent and the runs that answered 
 A message edited and sent again, or an answer regenerated, keeps its earlier versions
 on the page behind a "< 1 / 2 >" switch, the latest in view. The run that is working
 now is left empty: the WebSocket replays its events into it, so nothing shows twice.
+
+What is built here is the data `templates/chat/_history.html` reads; its partials
+include one another.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-
-from django.template.loader import render_to_string
-from django.utils.safestring import SafeString, mark_safe
+from typing import Any
 
 from agents.endings import SPENDING_CAP
 from chat import fragments, selectors
@@ -20,7 +21,9 @@ from ops import caps
 from runs import subagents
 
 
-def history_html(conversation: Conversation, active: Run | None) -> SafeString:
+def history_turns(conversation: Conversation, active: Run | None) -> list[list[dict[str, Any]]]:
+    """The conversation's turns, each a list of versions of a message the user sent,
+    each version with the runs (and rows without one) that answered it."""
     rows = selectors.message_list(conversation=conversation).select_related("run")
     runs = list(selectors.run_list(conversation=conversation))  # first first
     latest = runs[-1] if runs else None
@@ -53,30 +56,29 @@ def history_html(conversation: Conversation, active: Run | None) -> SafeString:
         shown_versions = []
         for number, sent in enumerate(versions, start=1):
             answered_by = answers[sent.pk if sent is not None else 0]
-            shown_answers = []
+            replies = []
             for run_number, run in enumerate(answered_by, start=1):
                 key = run if run is not None else ("alone", sent.pk if sent else 0)
                 shown = [] if run is not None and run == active else said[key]
                 latest_run = run is not None and run == latest
-                shown_answers.append(
+                replies.append(
                     {
-                        "number": run_number,
+                        "number": run_number,  # of `count`: the reply's version switch
                         "count": len(answered_by),
-                        "section": mark_safe(_run_section(run, shown, latest=latest_run)),
-                        "switch": mark_safe(_switch(run_number, len(answered_by))),
+                        "section": _run_section(run, shown, latest=latest_run),
                     }
                 )
-            user = fragments.user_message(sent, _switch(number, len(versions))) if sent else ""
+            switch = fragments.version_switch_context(number, len(versions))
             shown_versions.append(
                 {
                     "number": number,
                     "count": len(versions),
-                    "user": mark_safe(user),
-                    "answers": shown_answers,
+                    "sent": fragments.user_message_context(sent, switch) if sent else None,
+                    "replies": replies,
                 }
             )
         shown_turns.append(shown_versions)
-    return mark_safe(render_to_string("chat/_history.html", {"turns": shown_turns}).strip())
+    return shown_turns
 
 
 def _edit_chains(users: list[Message]) -> list[list[Message | None]]:
@@ -93,17 +95,11 @@ def _edit_chains(users: list[Message]) -> list[list[Message | None]]:
     return chains
 
 
-def _switch(number: int, count: int) -> str:
-    return fragments.version_switch(number, count) if count > 1 else ""
-
-
-def _run_section(run: Run | None, messages: list[Message], *, latest: bool) -> str:
+def _run_section(run: Run | None, messages: list[Message], *, latest: bool) -> dict[str, Any]:
     """A run's messages; the latest run's last System message offers what can follow."""
-    parts = [_saved_message(message, run, latest=latest) for message in messages]
+    shown = [_saved_message(message, run, latest=latest) for message in messages]
     systems = [i for i, message in enumerate(messages) if message.role == Role.SYSTEM]
-    if run is None:
-        return fragments.run_section(None, "".join(parts))
-    if latest and systems and (run.can_continue or run.can_resume):
+    if run is not None and latest and systems and (run.can_continue or run.can_resume):
         message = messages[systems[-1]]
         problem = (message.metadata or {}).get("problem")
         # Asked now, not when the run stopped: once the cap renews, Continue is back.
@@ -111,34 +107,42 @@ def _run_section(run: Run | None, messages: list[Message], *, latest: bool) -> s
             problem = SPENDING_CAP
         elif problem == SPENDING_CAP:
             problem = None
-        actions = fragments.run_actions(
+        actions = fragments.run_actions_context(
             str(run.pk), paused=False, reason=run.reason, problem=problem
         )
-        parts[systems[-1]] = fragments.system_message(
-            f"msg-{message.pk}", message.metadata, message.content, actions
-        )
-    return fragments.run_section(str(run.pk), "".join(parts))
+        shown[systems[-1]] = {
+            "notice": fragments.system_message_context(
+                f"msg-{message.pk}", message.metadata, message.content, actions
+            )
+        }
+    return {
+        "run_id": str(run.pk) if run is not None else None,
+        "messages": [entry for entry in shown if entry is not None],
+    }
 
 
-def _saved_message(message: Message, run: Run | None, *, latest: bool) -> str:
+def _saved_message(message: Message, run: Run | None, *, latest: bool) -> dict[str, Any] | None:
+    """A saved row as its section shows it: an answer, a tool step or a System message
+    (none for a step that only called tools: its tool rows follow)."""
     element = f"msg-{message.pk}"
     meta = message.metadata or {}
     if message.role == Role.ASSISTANT:
         if not message.content and not message.termination_reason:
-            return ""  # a step that only called tools: its tool rows follow
-        return fragments.assistant_message(
+            return None
+        answer = fragments.assistant_message_context(
             element,
             message.content,
             message.termination_reason,
             meta.get("usage") or (run.counters if run is not None else None),
             run_id=str(run.pk) if run is not None and latest else "",
         )
+        return {"answer": answer}
     if message.role == Role.TOOL:
         done = meta.get("status") == "done"
         sub = meta.get("subagent")
         if run is not None and not run.is_active:  # its run ended before it did
             sub = subagents.discard(sub)
-        return fragments.tool_step(
+        step = fragments.tool_step_context(
             element,
             str(meta.get("name", "")),
             meta.get("arguments"),
@@ -147,4 +151,5 @@ def _saved_message(message: Message, run: Run | None, *, latest: bool) -> str:
             subagent=sub,
             attachments=meta.get("attachments"),
         )
-    return fragments.system_message(element, meta, message.content)
+        return {"step": step}
+    return {"notice": fragments.system_message_context(element, meta, message.content)}

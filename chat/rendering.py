@@ -23,6 +23,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
+from agents.state import TerminationReason
 from agents.wording import reason_label
 
 _TAGS = {
@@ -82,10 +83,17 @@ def render_markdown(text: str) -> str:
 
 
 def render_partial(template: str, **context: Any) -> SafeString:
-    """A partial of templates/chat/, as one line of HTML (safe: the template escaped it)."""
+    """A partial of templates/chat/, as one line of HTML (safe: the template escaped it).
+
+    Partials compose by `{% include %}`, which keeps every character of a file: those
+    that are included end without a newline and keep their comments inside tags, so
+    that an include shows what this shows."""
     return mark_safe(render_to_string(f"chat/{template}", context).strip())
 
 
-def reason_badge(reason: str) -> SafeString:
-    """The badge that names why a run (or a subagent) ended."""
-    return render_partial("_reason_badge.html", reason=reason, label=reason_label(reason))
+def reason_badge(reason: str) -> dict[str, str] | None:
+    """The badge that names why a run (or a subagent) ended (`_reason_badge.html`):
+    none for one that completed."""
+    if not reason or reason == TerminationReason.COMPLETED:
+        return None
+    return {"reason": reason, "label": reason_label(reason)}

@@ -160,9 +160,8 @@ class RunView:
         rendered = render_markdown(text)
         if self.streaming is None:
             element = f"{self.section}-a{event['seq']}"
-            html = self._append(
-                render_partial("_answer.html", id=element, body=mark_safe(rendered))
-            )
+            answer = {"id": element, "body": mark_safe(rendered)}  # its foot comes at the end
+            html = self._append(render_partial("_answer.html", answer=answer))
         else:
             element = self.streaming.element_id
             html = oob(f"#{element}-text", "innerHTML", rendered)

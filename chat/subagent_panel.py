@@ -14,23 +14,25 @@ from chat.rendering import reason_badge, render_partial
 from runs import subagents
 
 
-def subagent_panel(step_id: str, sub: dict[str, Any], *, swap_oob: bool = False) -> SafeString:
+def subagent_context(step_id: str, sub: dict[str, Any]) -> dict[str, Any]:
     """A subagent inside its `delegate` step: its type and task, its own gauges against
     its own limits, its steps, and how it ended."""
     limits = dict(sub.get("limits") or {})
     limits["max_tool_calls_per_turn"] = limits.get("max_tool_calls")
     status = str(sub.get("status", "running"))
-    reason = str(sub.get("reason", ""))
-    return render_partial(
-        "_subagent.html",
-        id=f"{step_id}-sub",
-        sub=sub,
-        gauges=gauge_rows(gauge_counters(sub.get("counters") or {}), limits, status=status),
-        badge=reason_badge(reason) if reason else "",
-        discarded=status == subagents.DISCARDED,
-        steps=[_subagent_step(step) for step in sub.get("steps") or []],
-        swap_oob=swap_oob,
-    )
+    return {
+        "id": f"{step_id}-sub",
+        "sub": sub,
+        "gauges": gauge_rows(gauge_counters(sub.get("counters") or {}), limits, status=status),
+        "badge": reason_badge(str(sub.get("reason", ""))),
+        "discarded": status == subagents.DISCARDED,
+        "steps": [_subagent_step(step) for step in sub.get("steps") or []],
+    }
+
+
+def subagent_panel(step_id: str, sub: dict[str, Any], *, swap_oob: bool = False) -> SafeString:
+    """A subagent's panel (`subagent_context`), redrawn by the live stream."""
+    return render_partial("_subagent.html", panel=subagent_context(step_id, sub), swap_oob=swap_oob)
 
 
 def _subagent_step(step: dict[str, Any]) -> dict[str, Any]:

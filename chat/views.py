@@ -20,7 +20,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from accounts.http import AuthenticatedHttpRequest
 from agents.skills import DEFAULT_SKILL, Skill, UnknownSkillError, skill_named, skills
 from chat import fragments, selectors, services
-from chat.history import history_html
+from chat.history import history_turns
 from chat.models import Conversation, Run, RunStatus
 
 
@@ -101,7 +101,7 @@ def conversation_page(request: AuthenticatedHttpRequest, conversation_id: str) -
     return _page(
         request,
         conversation,
-        history=history_html(conversation, active),
+        turns=history_turns(conversation, active),
         # The page names the run it shows and the last event it holds: a Continue
         # streams only what comes after (the events before are on the page already).
         shown_run=latest,
@@ -109,7 +109,7 @@ def conversation_page(request: AuthenticatedHttpRequest, conversation_id: str) -
         # A run whose worker went silent, shown before a worker's sweeper records it
         # (a page only reads): the notice goes once the run's events move past it.
         lost=active if active is not None and active.is_lost(timezone.now()) else None,
-        controls=run_controls(active),
+        stoppable=_stoppable(active),
         totals=_totals(conversation),
     )
 
@@ -238,7 +238,7 @@ def conversation_delete(request: AuthenticatedHttpRequest, conversation_id: str)
     return redirect("home")
 
 
-def run_controls(run: Run | None) -> str:
-    """The Stop button of a queued or running run."""
+def _stoppable(run: Run | None) -> str | None:
+    """The run the composer's Stop stops: a queued or running one."""
     active = run is not None and run.status in (RunStatus.QUEUED, RunStatus.RUNNING)
-    return fragments.stop_controls(str(run.pk) if run is not None and active else None)
+    return str(run.pk) if run is not None and active else None

@@ -16,7 +16,7 @@ from agents.litellm_model import LiteLLMModel
 from agents.loop import RunDeps, start_run
 from agents.testing.fake_server import FakeServer
 from agents.tree import DefaultDecisionTree
-from chat.fragments import run_actions, system_message
+from chat.fragments import run_actions_context, system_message
 from chat.models import Message, Role, Run, RunStatus
 from chat.run_view import RunView
 from chat.services import conversation_create
@@ -55,7 +55,7 @@ async def recorded_ending(response: dict[str, Any]) -> tuple[Message, list[dict[
 def shown(notice: Message) -> str:
     """The System message as the chat renders it, with the run's actions."""
     meta = notice.metadata
-    actions = run_actions(
+    actions = run_actions_context(
         "r1", paused=False, reason=str(meta["reason"]), problem=meta.get("problem")
     )
     return system_message("msg-1", meta, notice.content, actions)
