@@ -68,9 +68,11 @@ def answer_foot(reason: str, counters: dict[str, Any] | None, run_id: str = "") 
     return render_partial("_answer_foot.html", foot=answer_foot_context(reason, counters, run_id))
 
 
-def typing(*, show: bool) -> str:
-    """The indicator that the Oracle is working and has not written anything yet."""
-    return render_partial("_typing.html", show=show, swap_oob=True)
+def typing(*, show: bool, posted_run: str = "") -> str:
+    """The indicator that the Oracle is working and has not written anything yet
+    (`posted_run`: shown by the reply to a post that started that run, see
+    `stop_controls`)."""
+    return render_partial("_typing.html", show=show, swap_oob=True, posted_run=posted_run)
 
 
 def announce(text: str) -> str:
@@ -286,9 +288,13 @@ def approval_actions(run_id: str, calls: list[dict[str, Any]]) -> SafeString:
     return render_partial("_approval_actions.html", run_id=run_id, calls=shown)
 
 
-def stop_controls(run_id: str | None, *, swap_oob: bool = False) -> str:
-    """The composer's Stop button while `run_id` works; empty when no run does."""
-    return render_partial("_stop_controls.html", run_id=run_id, swap_oob=swap_oob)
+def stop_controls(run_id: str | None, *, swap_oob: bool = False, posted_run: str = "") -> str:
+    """The composer's Stop button while `run_id` works; empty when no run does.
+    `posted_run`: sent in the reply to the post that started that run, which the page
+    leaves out when the socket has told it of the run already (its news is newer)."""
+    return render_partial(
+        "_stop_controls.html", run_id=run_id, swap_oob=swap_oob, posted_run=posted_run
+    )
 
 
 def run_section(run_id: str) -> SafeString:

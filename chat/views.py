@@ -150,11 +150,14 @@ def conversation_post(request: AuthenticatedHttpRequest, conversation_id: str) -
         return response
     if not request.htmx:
         return redirect("conversation", conversation_id=conversation.id)
+    # The worker may have started the run, and the socket shown it, before this reply
+    # arrives (under load): the page keeps what the socket showed (chat.js).
+    run_id = str(run.pk)
     html = (
-        fragments.oob("#messages", "beforeend", fragments.new_turn(message, str(run.pk)))
+        fragments.oob("#messages", "beforeend", fragments.new_turn(message, run_id))
         + fragments.oob("#composer-error", "innerHTML", "")
-        + fragments.stop_controls(str(run.pk), swap_oob=True)
-        + fragments.typing(show=True)
+        + fragments.stop_controls(run_id, swap_oob=True, posted_run=run_id)
+        + fragments.typing(show=True, posted_run=run_id)
     )
     if conversation.title != title_before:  # the first message named it
         html += render_to_string(

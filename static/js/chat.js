@@ -240,6 +240,29 @@
     }
   }
 
+  // The reply to the composer's post (the message sent, its run's empty section, Stop
+  // and the typing indicator) can come after the socket showed the run, under load:
+  // the worker started it and the socket made its section, streamed into it, maybe
+  // ended it. The new turn then takes that section, with what it holds, in place of
+  // its empty one (two sections of one id would each get every later event: the answer
+  // twice), and the reply's Stop and typing indicator, older than what the socket
+  // said of the run, are left out.
+  function keepWhatTheSocketShowed(event) {
+    var fragment = event.detail.fragment;
+    var first = fragment && fragment.firstElementChild;
+    if (!first) return;
+    var posted = first.getAttribute("data-posted-run");
+    if (posted) {
+      var state = streamState();
+      if (state && state.run === posted) event.detail.shouldSwap = false;
+      return;
+    }
+    fragment.querySelectorAll(".turn > section.run[id]").forEach(function (empty) {
+      var shown = byId(empty.id);
+      if (shown) empty.replaceWith(shown);
+    });
+  }
+
   // --- the composer and the run's buttons -------------------------------------------
   // Esc stops the run (sidebar.js and shortcuts.js keep the Esc that is theirs from
   // reaching this, which listens in the bubbling phase after them).
@@ -328,6 +351,7 @@
   document.addEventListener("htmx:oobBeforeSwap", function (event) {
     noticeReaderMovedUp();
     skipRunShownAlready(event);
+    keepWhatTheSocketShowed(event);
   });
 
   document.addEventListener("htmx:oobAfterSwap", function (event) {

@@ -452,3 +452,46 @@ def test_a_refused_key_is_said_in_plain_words_and_offers_settings_not_continue(
     )
     assert notice.get_by_role("button", name="Continue").count() == 0
     expect(page.locator(".msg-assistant .badge").last).to_have_text("Model error")
+
+
+@pytest.mark.parametrize("held_until", ["started", "finished"])
+def test_a_run_the_socket_shows_before_the_posts_reply_shows_once(
+    page: Any, stack: OracleStack, fake_provider: FakeServer, held_until: str
+) -> None:
+    """Under load the socket can show a new run (its section, even its whole answer)
+    before the reply to the composer's post arrives: the reply's turn takes the section
+    the socket made, and its Stop and typing indicator, older news, are left out."""
+    name, _ = _person(stack)
+    second = {"text": ["Second ", "answer."], "delay": 3.0 if held_until == "started" else 0}
+    fake_provider.set_script([{"text": ["First ", "answer."]}, second])
+    _start(page, stack, name, "First question")
+    expect(page.locator(".msg-assistant", has_text="First answer.")).to_have_count(1)
+    gauges = page.locator("#gauges")
+    expect(gauges).to_have_attribute("data-status", "finished")
+
+    held: list[tuple[Any, Any]] = []  # the post, sent on to daphne, and its reply held
+    page.route("**/messages/", lambda route: held.append((route, route.fetch())), times=1)
+    page.fill("#composer-input", "Second question")
+    page.press("#composer-input", "Enter")
+    expect(page.locator("#messages section.run")).to_have_count(2)  # the socket's
+    if held_until == "finished":
+        expect(page.locator(".msg-assistant", has_text="Second answer.")).to_have_count(1)
+        expect(gauges).to_have_attribute("data-status", "finished")
+    while not held:
+        page.wait_for_timeout(50)
+    route, reply = held[0]
+    if held_until == "started":  # the answer is to stream after the reply
+        assert page.locator(".msg-assistant", has_text="Second").count() == 0
+    route.fulfill(response=reply)
+
+    page.wait_for_selector(".msg-user >> text=Second question")
+    expect(page.locator(".msg-assistant", has_text="Second answer.")).to_have_count(1)
+    expect(gauges).to_have_attribute("data-status", "finished")
+    page.wait_for_timeout(500)
+    assert page.evaluate(DUPLICATE_IDS) == []
+    assert page.locator(".msg-assistant", has_text="Second answer.").count() == 1
+    turn = page.locator("#messages > .turn").last  # the question, then its answer
+    expect(turn.locator(".msg-user")).to_contain_text("Second question")
+    expect(turn.locator(".msg-assistant")).to_contain_text("Second answer.")
+    expect(page.locator("#run-controls button.stop")).to_have_count(0)
+    expect(page.locator("#typing")).to_be_hidden()
