@@ -41,13 +41,13 @@ $(MCP_NPM): tests/mcp/package.json tests/mcp/package-lock.json
 # keeps that from starting the embedded Redis. mypy checks while the suite runs (its
 # 20 s of CPU fit in the suite's waits) and says what it found when the suite is done.
 # The suite runs in TEST_WORKERS processes (pytest-xdist), an idle one taking tests from
-# the others (three were faster, 9:59 against 11:31, but loaded the 2 cores enough to
-# show a race in the chat's live view: issue 25);
+# the others: on 2 cores three were the fastest (7:58 against 8:20 with four: more of
+# them start more session fixtures);
 # tests/xdist_env.py gives each its own var folder (embedded Redis, SQLite files) and, on
 # a shared Redis, its own database numbers. `python -m` puts the checkout on sys.path
 # for that plugin, which must load before pytest-django reads the settings.
 # `make test` checks the layering too (lint-imports: pyproject.toml, ARCHITECTURE.md).
-TEST_WORKERS ?= 2
+TEST_WORKERS ?= 3
 test: $(VENV)/.installed-dev $(CHROMIUM) $(MCP_NPM)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .

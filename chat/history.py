@@ -15,7 +15,7 @@ from collections import defaultdict
 from typing import Any
 
 from agents.endings import SPENDING_CAP
-from chat import fragments, selectors
+from chat import fragments, selectors, tool_steps
 from chat.models import Conversation, Message, Role, Run
 from ops import caps
 from runs import subagents
@@ -142,7 +142,7 @@ def _saved_message(message: Message, run: Run | None, *, latest: bool) -> dict[s
         sub = meta.get("subagent")
         if run is not None and not run.is_active:  # its run ended before it did
             sub = subagents.discard(sub)
-        step = fragments.tool_step_context(
+        step = tool_steps.tool_step_context(
             element,
             str(meta.get("name", "")),
             meta.get("arguments"),

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import base64
 
-from chat.fragments import pictures, tool_progress
 from chat.run_view import RunView
+from chat.tool_steps import pictures, tool_progress
 
 PIXEL = base64.b64encode(b"\x89PNG\r\n\x1a\n pretend").decode()
 
