@@ -91,9 +91,11 @@ async def test_with_extensions_left_the_warning_says_the_limit_will_be_raised(ru
 
 
 async def test_the_time_warning_comes_while_a_long_answer_streams(run):
-    clock = Clock(rate=100)  # 100 seconds of answer pass in 1 s
+    # 80 seconds of answer pass in 0.8 s, in few steps: each real sleep overshoots a
+    # little (more on a busy machine), and 200 of them once added up past the limit.
+    clock = Clock(rate=100)
     outcome = await run(
-        [Reply(text=["word "] * 200, chunk_delay=0.5)],
+        [Reply(text=["word "] * 16, chunk_delay=5)],
         clock=clock,
         timeout_seconds=120,
         soft_warning_percent=50,

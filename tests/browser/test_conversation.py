@@ -4,6 +4,7 @@ answer streams, titles, keyboard, and what a reload shows."""
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,7 +12,7 @@ from playwright.sync_api import expect
 
 from agents.testing.fake_server import FakeServer
 from tests import processes
-from tests.browser.conftest import log_in
+from tests.browser.conftest import each_look, log_in
 from tests.stack import OracleStack
 
 pytestmark = pytest.mark.browser
@@ -495,3 +496,29 @@ def test_a_run_the_socket_shows_before_the_posts_reply_shows_once(
     expect(turn.locator(".msg-assistant")).to_contain_text("Second answer.")
     expect(page.locator("#run-controls button.stop")).to_have_count(0)
     expect(page.locator("#typing")).to_be_hidden()
+
+
+def test_a_run_whose_worker_is_lost_says_so_until_it_goes_on(
+    page: Any, stack: OracleStack, fake_provider: FakeServer, tmp_path: Path
+) -> None:
+    name, _ = _person(stack)
+    fake_provider.set_script([{"text": ["Half ", "way."], "hang": True}, {"text": "All done."}])
+    _start(page, stack, name, "Work hard")
+    page.wait_for_selector(".msg-assistant >> text=Half way.")
+
+    stack.kill_worker()  # the only one: nobody resumes the run for now
+    lost = page.locator("#run-lost")
+
+    def shown_lost() -> bool:
+        page.reload()
+        return lost.is_visible()
+
+    processes.wait_for(shown_lost, 30, interval=1)  # its heartbeat is 3 s old
+    expect(lost).to_contain_text("stopped responding")
+    expect(page.locator(".msg-assistant")).to_contain_text("Half way.")  # what it wrote
+    for folder, look in each_look(page, tmp_path):
+        page.screenshot(path=str(folder / f"conversation-lost-{look}.png"))
+
+    stack.start_worker()  # its sweeper marks the run interrupted and resumes it
+    expect(page.locator(".msg-assistant", has_text="All done.")).to_be_visible(timeout=30_000)
+    expect(lost).to_have_count(0)  # gone without a reload

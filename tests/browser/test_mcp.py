@@ -145,7 +145,10 @@ def test_a_slow_tool_shows_its_progress_and_a_picture_shows_in_its_step(
     )
     shoot(page, tmp_path, "mcp-picture")
 
-    page.reload()  # the saved step shows the picture too
+    # Reloaded once the run is over (before, the page would replay the run's events and
+    # redraw the step, closed, under the click): the saved step shows the picture too.
+    expect(page.locator("#gauges")).to_have_attribute("data-status", "finished")
+    page.reload()
     step = page.locator(".tool-step", has_text="testing__picture")
     step.locator("summary").click()
     expect(step.locator("img.tool-picture")).to_be_visible()

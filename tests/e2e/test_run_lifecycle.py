@@ -44,7 +44,7 @@ def test_a_killed_worker_keeps_what_was_produced_and_the_run_resumes_by_itself(
     assert run["status"] == "running" and run["reason"] is None
     with httpx.Client(base_url=stack.url, cookies={"sessionid": log_in(stack, "kate")}) as page:
         shown = page.get(f"/c/{conversation}/").text
-        assert "The worker running this answer stopped responding" in shown
+        assert "The worker running this answer has stopped responding." in shown
         assert client.get(f"/api/runs/{run_id}/").json()["status"] == "running"  # unwritten
 
         stack.start_worker()  # nobody presses anything: its sweeper marks the run, resumes it

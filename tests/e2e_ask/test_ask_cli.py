@@ -64,7 +64,7 @@ def test_a_slow_model_hits_the_timeout_keeping_what_it_streamed(ask, server):
     assert run.finished["reason"] == "timeout"
     assert 10_000 <= run.finished["elapsed_ms"] < 12_000
     assert "Working" in run.finished["final_text"]
-    assert server.wait_for_disconnect(2)
+    assert server.wait_for_disconnect(10)  # at once, unless the machine is busy
 
 
 def test_an_unreachable_model_ends_with_provider_error(ask, server):
