@@ -44,30 +44,11 @@ def tool_step_context(
     }
 
 
-def tool_step(
-    element_id: str,
-    name: str,
-    arguments: Any,
-    result: str | None,
-    ok: bool | None,
-    *,
-    subagent: dict[str, Any] | None = None,
-    attachments: Any = None,
-    waiting: str = "",
-    swap_oob: bool = False,
-) -> SafeString:
-    """A tool step (`tool_step_context`) as the live stream adds or redraws it."""
-    step = tool_step_context(
-        element_id,
-        name,
-        arguments,
-        result,
-        ok,
-        subagent=subagent,
-        attachments=attachments,
-        waiting=waiting,
-    )
-    return render_partial("_tool_step.html", step=step, swap_oob=swap_oob)
+def tool_step(*step: Any, swap_oob: bool = False, **details: Any) -> SafeString:
+    """A tool step as the live stream adds or redraws it: the arguments of
+    `tool_step_context`, drawn."""
+    context = tool_step_context(*step, **details)
+    return render_partial("_tool_step.html", step=context, swap_oob=swap_oob)
 
 
 def tool_status(element_id: str, *, ok: bool | None, waiting: str = "") -> str:
