@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.error
@@ -143,9 +144,12 @@ class Shell:
 
     def __init__(self, env: dict[str, str]) -> None:
         command = [sys.executable, "manage.py", "shell", "--no-imports", "-c", _SERVE_SNIPPETS]
+        # What it logs goes to a file: a pipe nobody reads while it lives would fill up
+        # and stop it mid-snippet.
+        self.log = tempfile.TemporaryFile("w+")  # noqa: SIM115 - lives as long as the shell
         self.process = subprocess.Popen(
             command, cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, text=True, preexec_fn=die_with_parent,
+            stderr=self.log, text=True, preexec_fn=die_with_parent,
         )  # fmt: skip
         self.lock = threading.Lock()
 
@@ -155,10 +159,10 @@ class Shell:
             self.process.stdin.write(json.dumps(code) + "\n")
             self.process.stdin.flush()
             line = self.process.stdout.readline()
-        if not line:  # the shell died: what it said is on its stderr
-            assert self.process.stderr is not None
+        if not line:  # the shell died: what it said is in its log
             self.process.wait()
-            return subprocess.CompletedProcess([], 1, "", self.process.stderr.read())
+            self.log.seek(0)
+            return subprocess.CompletedProcess([], 1, "", self.log.read())
         answer = json.loads(line)
         return subprocess.CompletedProcess([], 1 if answer["stderr"] else 0, **answer)
 
@@ -171,24 +175,32 @@ class Shell:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+        self.log.close()
 
 
 _shells: dict[tuple[tuple[str, str], ...], Shell] = {}
 
 
+def _shell_key(env: dict[str, str]) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted(env.items()))
+
+
 def shell(code: str, *, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     """`manage.py shell -c code` with `env`, run by the shell kept for that environment
     (started on first use, until `close_shell(env)`)."""
-    key = tuple(sorted(env.items()))
+    key = _shell_key(env)
     found = _shells.get(key)
-    if found is None or found.process.poll() is not None:
+    if found is not None and found.process.poll() is not None:  # it died: start another
+        found.close()
+        found = None
+    if found is None:
         found = _shells[key] = Shell(env)
     return found.run(code)
 
 
 def close_shell(env: dict[str, str]) -> None:
     """Stop the shell kept for `env`, if any: before its database or Redis goes away."""
-    found = _shells.pop(tuple(sorted(env.items())), None)
+    found = _shells.pop(_shell_key(env), None)
     if found is not None:
         found.close()
 
