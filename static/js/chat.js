@@ -230,37 +230,35 @@
     return true;
   }
 
-  // A run's section already on the page (the history or the composer put it there)
-  // is not added again when the run's first event arrives.
-  function skipRunShownAlready(event) {
-    var fragment = event.detail.fragment;
-    var first = fragment && fragment.firstElementChild;
-    if (first && first.matches("section.run[id]") && byId(first.id)) {
-      event.detail.shouldSwap = false;
-    }
-  }
-
-  // The reply to the composer's post (the message sent, its run's empty section, Stop
-  // and the typing indicator) can come after the socket showed the run, under load:
-  // the worker started it and the socket made its section, streamed into it, maybe
-  // ended it. The new turn then takes that section, with what it holds, in place of
-  // its empty one (two sections of one id would each get every later event: the answer
-  // twice), and the reply's Stop and typing indicator, older than what the socket
-  // said of the run, are left out.
-  function keepWhatTheSocketShowed(event) {
+  // One section per run on the page. A run's section already there (the history, the
+  // composer or the socket put it there) is not added again when the run's first event
+  // arrives; and the reply to the composer's post, which can come after the socket
+  // showed the run under load (the worker started it, the socket made its section,
+  // streamed into it, maybe ended it), takes that section, with what it holds, in place
+  // of its empty one: two sections of one id would each get every later event (the
+  // answer twice).
+  function oneSectionPerRun(event) {
     var fragment = event.detail.fragment;
     var first = fragment && fragment.firstElementChild;
     if (!first) return;
-    var posted = first.getAttribute("data-posted-run");
-    if (posted) {
-      var state = streamState();
-      if (state && state.run === posted) event.detail.shouldSwap = false;
+    if (first.matches("section.run[id]")) {
+      if (byId(first.id)) event.detail.shouldSwap = false;
       return;
     }
     fragment.querySelectorAll(".turn > section.run[id]").forEach(function (empty) {
       var shown = byId(empty.id);
       if (shown) empty.replaceWith(shown);
     });
+  }
+
+  // The reply's Stop and typing indicator, older than what the socket said of the run
+  // it started, are left out.
+  function skipWhatTheSocketOvertook(event) {
+    var fragment = event.detail.fragment;
+    var first = fragment && fragment.firstElementChild;
+    var posted = first && first.getAttribute("data-posted-run");
+    var state = streamState();
+    if (posted && state && state.run === posted) event.detail.shouldSwap = false;
   }
 
   // --- the composer and the run's buttons -------------------------------------------
@@ -350,8 +348,8 @@
 
   document.addEventListener("htmx:oobBeforeSwap", function (event) {
     noticeReaderMovedUp();
-    skipRunShownAlready(event);
-    keepWhatTheSocketShowed(event);
+    oneSectionPerRun(event);
+    skipWhatTheSocketOvertook(event);
   });
 
   document.addEventListener("htmx:oobAfterSwap", function (event) {
