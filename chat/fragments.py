@@ -45,18 +45,14 @@ def usage_text(counters: dict[str, Any]) -> str:
 
 
 def answer_foot_context(
-    reason: str,
-    counters: dict[str, Any] | None,
-    run_id: str = "",
-    switch: dict[str, int] | None = None,
+    reason: str, counters: dict[str, Any] | None, run_id: str = ""
 ) -> dict[str, Any]:
-    """The foot of a run's final answer: reason badge, usage, Copy, Regenerate (shown on
-    the last answer only) and the switch between its versions (`version_switch_context`)."""
+    """The foot of a run's final answer: reason badge, usage, Copy and Regenerate (shown
+    on the last answer only). The switch between an answer's versions is the history's."""
     return {
         "badge": reason_badge(reason),
         "usage": usage_text(counters) if counters else "",
         "run_id": run_id,
-        "switch": switch,
     }
 
 
@@ -101,11 +97,10 @@ def assistant_message_context(
     counters: dict[str, Any] | None = None,
     *,
     run_id: str = "",
-    switch: dict[str, int] | None = None,
 ) -> dict[str, Any]:
     """A saved answer: `content` rendered as Markdown; a run's final answer (`reason`
     given) has its foot."""
-    foot = answer_foot_context(reason, counters, run_id, switch) if reason else None
+    foot = answer_foot_context(reason, counters, run_id) if reason else None
     body = mark_safe(render_markdown(content))  # sanitised by render_markdown
     return {"id": element_id, "body": body, "foot": foot}
 
