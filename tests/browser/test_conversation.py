@@ -478,8 +478,11 @@ def test_a_run_the_socket_shows_before_the_posts_reply_shows_once(
     if held_until == "finished":
         expect(page.locator(".msg-assistant", has_text="Second answer.")).to_have_count(1)
         expect(gauges).to_have_attribute("data-status", "finished")
-    while not held:
+    for _ in range(200):  # Playwright hands the route over only while it is waited on
+        if held:
+            break
         page.wait_for_timeout(50)
+    assert held, "the post never reached the route within 10 s"
     route, reply = held[0]
     if held_until == "started":  # the answer is to stream after the reply
         assert page.locator(".msg-assistant", has_text="Second").count() == 0
