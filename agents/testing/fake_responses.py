@@ -94,8 +94,9 @@ def for_request(response: Response, payload: dict[str, Any]) -> Response:
 
 
 async def sleep_unless(client_gone: asyncio.Future[bytes], seconds: float) -> None:
-    """Wait `seconds`, or less if the client goes away meanwhile."""
-    with contextlib.suppress(TimeoutError):
+    """Wait `seconds`, or less if the client goes away meanwhile (closing or resetting
+    its socket)."""
+    with contextlib.suppress(TimeoutError, ConnectionError):
         await asyncio.wait_for(asyncio.shield(client_gone), seconds)
 
 

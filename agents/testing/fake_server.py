@@ -206,7 +206,10 @@ class FakeServer:
             if not payload.get("stream"):
                 await send_json(writer, 200, completion(payload, response))
                 return
-            finished = await stream_response(writer, client_gone, payload, response)
+            try:
+                finished = await stream_response(writer, client_gone, payload, response)
+            except ConnectionError:  # a client that exits with bytes unread resets
+                finished = False
             if not finished:
                 self._note_disconnect()
         finally:

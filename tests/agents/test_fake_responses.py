@@ -3,7 +3,13 @@ tool steps, and a request without a stream gets one whole completion."""
 
 from __future__ import annotations
 
+import json
+import socket
+import struct
+import time
+
 from agents.testing.fake_responses import completion, for_request
+from agents.testing.fake_server import FakeServer
 
 ROUNDS = {
     "tool_rounds": 2,
@@ -57,3 +63,22 @@ def test_a_whole_completion_carries_its_tool_calls():
     assert choice["message"]["tool_calls"] == [
         {"id": "c1", "type": "function", "function": {"name": "clock", "arguments": "{}"}}
     ]
+
+
+def test_a_client_that_resets_a_hanging_stream_counts_as_gone():
+    """A process that exits with unread bytes resets its socket instead of closing
+    it; the fake provider still notes that the client hung up."""
+    with FakeServer([{"text": ["Working "], "hang": True, "chunk_delay": 0.05}]) as server:
+        client = socket.create_connection(("127.0.0.1", server.port))
+        body = json.dumps({"model": "fake-model", "stream": True, "messages": []}).encode()
+        client.sendall(
+            b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            + f"Content-Length: {len(body)}\r\n\r\n".encode()
+            + body
+        )
+        client.recv(64)  # the stream has started; what follows stays unread
+        time.sleep(0.3)
+        client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        client.close()
+
+        assert server.wait_for_disconnect(5)
