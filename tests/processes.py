@@ -23,6 +23,7 @@ from django.conf import settings
 
 from agents.testing.fake_server import FakeServer
 from ops.lifecycle import die_with_parent
+from tests import forkserver
 
 ROOT = Path(__file__).resolve().parent.parent
 T = TypeVar("T")
@@ -58,15 +59,8 @@ def base_env(**overrides: str | None) -> dict[str, str]:
 def manage(
     *args: str, env: dict[str, str] | None = None, timeout: float = 60
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=ROOT,
-        env=env or base_env(),
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
+    """`python manage.py ARGS`, forked from the suite's fork server (`tests/forkserver.py`)."""
+    return forkserver.run_manage(*args, env=env or base_env(), timeout=timeout)
 
 
 def scratch_database(folder: Path, prefix: str) -> tuple[str, str | None]:
@@ -262,18 +256,25 @@ def start(command: list[str], env: dict[str, str], log: Path) -> subprocess.Pope
     )
 
 
-def start_worker(
-    log: Path, *, name: str, env: dict[str, str] | None = None
-) -> subprocess.Popen[bytes]:
+def start_worker(log: Path, *, name: str, env: dict[str, str] | None = None) -> forkserver.Forked:
+    """`python -m celery -A oracle worker` as `manage.py serve` starts it, but forked from
+    the suite's fork server (`tests/forkserver.py`): a worker imports LiteLLM as it starts,
+    some 3 s of CPU, and the suite starts dozens of them."""
     command = [
-        sys.executable, "-m", "celery", "-A", "oracle", "worker", "--pool", "threads",
+        "-m", "celery", "-A", "oracle", "worker", "--pool", "threads",
         "--concurrency", "4", "--hostname", f"{name}@%h", "--loglevel", "INFO",
         "--without-gossip", "--without-mingle",
     ]  # fmt: skip
-    return start(command, env or base_env(), log)
+    with open(log, "wb") as output, open(os.devnull, "rb") as nothing:
+        stdio = (nothing.fileno(), output.fileno(), output.fileno())
+        return forkserver.server().start(command, env=env or base_env(), cwd=ROOT, stdio=stdio)
 
 
-def stop(process: subprocess.Popen[bytes], sig: int = signal.SIGTERM, timeout: float = 20) -> int:
+def stop(
+    process: subprocess.Popen[bytes] | forkserver.Forked,
+    sig: int = signal.SIGTERM,
+    timeout: float = 20,
+) -> int:
     if process.poll() is None:
         process.send_signal(sig)
         try:

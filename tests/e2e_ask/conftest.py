@@ -1,11 +1,10 @@
-"""Run `manage.py ask --json` as a real subprocess against the fake provider."""
+"""Run `manage.py ask --json` as a real process against the fake provider (forked from
+the suite's fork server, `tests/forkserver.py`, which has LiteLLM imported already)."""
 
 from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -13,6 +12,7 @@ from typing import Any
 import pytest
 
 from agents.testing.fake_server import FakeServer
+from tests import forkserver
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -51,14 +51,7 @@ def run_ask(*args: str, server: FakeServer | None = None, **env_vars: str) -> As
         **env_vars,
     }
     model = ["--model", "openai/fake-model"] if server and "--model" not in args else []
-    completed = subprocess.run(
-        [sys.executable, "manage.py", "ask", *args, *model],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=90,
-    )
+    completed = forkserver.run_manage("ask", *args, *model, env=env, timeout=90)
     return AskRun(completed.returncode, completed.stdout, completed.stderr)
 
 
