@@ -100,6 +100,9 @@ def _run(request: dict, fds: list[int]) -> None:
             if argv[0] == "-m":  # python -m MODULE ARGS
                 sys.argv, sys.path[0] = argv[1:], os.getcwd()
                 runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
+            elif argv[0] == "-c":  # python -c CODE ARGS
+                sys.argv, sys.path[0] = ["-c", *argv[2:]], ""
+                exec(argv[1], {"__name__": "__main__"})
             else:  # python SCRIPT ARGS
                 sys.argv, sys.path[0] = argv, str(Path(argv[0]).resolve().parent)
                 runpy.run_path(argv[0], run_name="__main__")
@@ -147,7 +150,8 @@ class ForkServer:
     def start(
         self, argv: list[str], *, env: dict[str, str], cwd: Path, stdio: tuple[int, int, int]
     ) -> Forked:
-        """`python ARGV` (a script and its arguments, or "-m" and a module's) with `env`
+        """`python ARGV` (a script and its arguments, or "-m" and a module's, or "-c" and
+        code) with `env`
         in `cwd`, on the file descriptors `stdio`."""
         client = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         client.connect(self.path)
