@@ -2,7 +2,9 @@
 
 The page is a list of turns: a message the user sent and the runs that answered it.
 A message edited and sent again, or an answer regenerated, keeps its earlier versions
-on the page behind a "< 1 / 2 >" switch, the latest in view. The run that is working
+on the page behind a "< 1 / 2 >" switch, the latest in view. Editing an earlier message
+branches the conversation there: its earlier version keeps the rest of its branch (the
+turns that followed it), shown with it. The run that is working
 now is left empty: the WebSocket replays its events into it, so nothing shows twice.
 
 What is built here is the data `templates/chat/_history.html` reads; its partials
@@ -48,51 +50,63 @@ def history_turns(conversation: Conversation, active: Run | None) -> list[list[d
     for run in runs:  # a run with nothing said yet (queued, or just regenerated)
         if run not in said and run.user_message_id is not None:
             answers[run.user_message_id].append(run)
-    turns = _edit_chains(users)
-    if answers[0]:  # rows from before the first message the user sent
-        turns.insert(0, [None])
-    shown_turns = []
-    for versions in turns:
-        shown_versions = []
-        for number, sent in enumerate(versions, start=1):
-            answered_by = answers[sent.pk if sent is not None else 0]
-            replies = []
-            for run_number, run in enumerate(answered_by, start=1):
-                key = run if run is not None else ("alone", sent.pk if sent else 0)
-                shown = [] if run is not None and run == active else said[key]
-                latest_run = run is not None and run == latest
-                replies.append(
-                    {
-                        "number": run_number,  # of `count`: the reply's version switch
-                        "count": len(answered_by),
-                        "section": _run_section(run, shown, latest=latest_run),
-                    }
-                )
-            switch = fragments.version_switch_context(number, len(versions))
-            shown_versions.append(
+    def shown_version(sent: Message | None, number: int, count: int) -> dict[str, Any]:
+        answered_by = answers[sent.pk if sent is not None else 0]
+        replies = []
+        for run_number, run in enumerate(answered_by, start=1):
+            key = run if run is not None else ("alone", sent.pk if sent else 0)
+            shown = [] if run is not None and run == active else said[key]
+            latest_run = run is not None and run == latest
+            replies.append(
                 {
-                    "number": number,
-                    "count": len(versions),
-                    "sent": fragments.user_message_context(sent, switch) if sent else None,
-                    "replies": replies,
+                    "number": run_number,  # of `count`: the reply's version switch
+                    "count": len(answered_by),
+                    "section": _run_section(run, shown, latest=latest_run),
                 }
             )
-        shown_turns.append(shown_versions)
+        switch = fragments.version_switch_context(number, count)
+        return {
+            "number": number,
+            "count": count,
+            "sent": fragments.user_message_context(sent, switch) if sent else None,
+            "replies": replies,
+            # an earlier version carries the rest of its branch; the latest one's
+            # follows it on the page
+            "rest": turns_after(sent.pk) if sent is not None and number < count else [],
+        }
+
+    next_turns = _branches(users)
+
+    def turns_after(parent: int) -> list[list[dict[str, Any]]]:
+        """The turns that follow `parent` (0: the first), each with its versions, along
+        the latest version of each."""
+        turns = []
+        while versions := next_turns.get(parent):
+            count = len(versions)
+            turns.append([shown_version(v, n, count) for n, v in enumerate(versions, 1)])
+            parent = versions[-1].pk
+        return turns
+
+    shown_turns = turns_after(0)
+    if answers[0]:  # rows from before the first message the user sent
+        shown_turns.insert(0, [shown_version(None, 1, 1)])
     return shown_turns
 
 
-def _edit_chains(users: list[Message]) -> list[list[Message | None]]:
-    """The user's messages, each with the versions it was edited into, in order."""
-    chains: list[list[Message | None]] = []
-    chain_of: dict[int, list[Message | None]] = {}
+def _branches(users: list[Message]) -> dict[int, list[Message]]:
+    """What the user sent after each of their messages (0: first), in order: more than
+    one where they edited a message, which branches the conversation there. A message
+    follows the one sent before it; an edited version follows what its original did."""
+    follows: dict[int, int] = {}
+    after: dict[int, list[Message]] = defaultdict(list)
+    previous = 0
     for message in users:
-        chain = chain_of.get((message.metadata or {}).get("edit_of") or 0)
-        if chain is None:
-            chain = []
-            chains.append(chain)
-        chain.append(message)
-        chain_of[message.pk] = chain
-    return chains
+        edit_of = (message.metadata or {}).get("edit_of")
+        parent = follows.get(edit_of, previous) if edit_of else previous
+        follows[message.pk] = parent
+        after[parent].append(message)
+        previous = message.pk
+    return after
 
 
 def _run_section(run: Run | None, messages: list[Message], *, latest: bool) -> dict[str, Any]:

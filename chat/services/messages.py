@@ -88,12 +88,17 @@ def run_regenerate(*, run: Run) -> Run:
 
 @transaction.atomic
 def message_edit(*, message: Message, content: object) -> tuple[Message, Run]:
-    """Send the last message again, changed. It and its answers stay as the earlier
-    version; the new message is answered by a new run."""
+    """Send a message of the conversation's current branch again, changed: the
+    conversation branches there. The message and everything after it stay as the
+    earlier version; the new message is answered by a new run."""
     text = _clean_content(content)
     conversation = _idle(message.conversation)
-    last = _last_user_message(conversation)
-    if last is None or message.pk != last.pk:
-        raise RunConflict("Only the last message can be edited.")
+    if message.role != Role.USER:
+        raise RunConflict("Only a message you sent can be edited.")
+    if Message.objects.filter(pk=message.pk, superseded=True).exists():
+        raise RunConflict(
+            "That message is in an earlier version of the conversation: "
+            "edit it in the latest version."
+        )
     Message.objects.filter(conversation=conversation, seq__gte=message.seq).update(superseded=True)
     return message_post(conversation=conversation, content=text, edit_of=message)

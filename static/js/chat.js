@@ -190,6 +190,7 @@
       if (next) {
         version.hidden = true;
         next.hidden = false;
+        markBranch(next, siblings);
         var same = next.querySelector(step.classList.contains("version-next") ? ".version-next" : ".version-prev");
         (same && !same.disabled ? same : next.querySelector(".version-switch button:not([disabled])") || next).focus();
       }
@@ -214,6 +215,25 @@
       target.closest(".edit-form").remove();
       editing.querySelector(".edit-message").focus();
     }
+  }
+
+  // A message's version in view that is not its latest holds the rest of its branch;
+  // the latest branch's turns, after it on the page, step aside meanwhile (CSS).
+  function markBranch(version, siblings) {
+    if (!version.querySelector(":scope > .msg-user")) return;  // an answer's version
+    var latest = siblings[siblings.length - 1];
+    version.parentNode.classList.toggle("branch-elsewhere", version !== latest);
+  }
+
+  // Back to the latest version of every message, where what is sent now goes.
+  function showLatestBranch() {
+    document.querySelectorAll("#messages .turn.branch-elsewhere").forEach(function (turn) {
+      var versions = Array.prototype.filter.call(turn.children, function (el) {
+        return el.classList.contains("version");
+      });
+      versions.forEach(function (el, i) { el.hidden = i !== versions.length - 1; });
+      turn.classList.remove("branch-elsewhere");
+    });
   }
 
   // A key in an edit form is the form's (Esc cancels it, Enter sends it), not the
@@ -290,6 +310,7 @@
     if (!event.detail.successful || !elt) return;
     if (elt.id === "composer") {
       elt.reset(); // sent: the message is on the page now
+      showLatestBranch(); // where it went
       toBottom();
       focusComposer();
     } else if (elt.closest && elt.closest(".system-actions, #run-controls")) {

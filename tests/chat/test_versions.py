@@ -98,7 +98,7 @@ def test_editing_the_last_message_sends_it_again_and_keeps_the_first_version(
     ]
 
 
-def test_only_the_last_exchange_can_be_redone_and_never_while_a_run_works(
+def test_only_the_last_answer_can_be_regenerated_and_nothing_redone_while_a_run_works(
     alice: User,
 ) -> None:
     conversation = conversation_create(owner=alice)
@@ -107,14 +107,79 @@ def test_only_the_last_exchange_can_be_redone_and_never_while_a_run_works(
 
     with pytest.raises(services.RunConflict):
         services.run_regenerate(run=first)
-    with pytest.raises(services.RunConflict):
-        services.message_edit(message=first_question, content="Uno")
     _, working = message_post(conversation=conversation, content="Three")
     with pytest.raises(services.RunConflict):
         services.run_regenerate(run=working)
+    with pytest.raises(services.RunConflict):
+        services.message_edit(message=first_question, content="Uno")
     with pytest.raises(services.InvalidInput):
         services.message_edit(message=first_question, content="   ")
     assert Message.objects.filter(superseded=True).count() == 0  # nothing changed
+
+
+def test_editing_an_earlier_message_branches_the_conversation_from_there(alice: User) -> None:
+    conversation = conversation_create(owner=alice)
+    answered(conversation, "One", "1.")
+    second, _ = answered(conversation, "Two", "2.")
+    answered(conversation, "Three", "3.")
+
+    edited, run = services.message_edit(message=second, content="Deux")
+
+    assert edited.metadata["edit_of"] == second.pk
+    assert set(
+        Message.objects.filter(superseded=True).values_list("content", flat=True)
+    ) == {"Two", "2.", "Three", "3."}  # the earlier branch, kept
+    assert history_of(run) == [
+        {"role": "user", "content": "One"},
+        {"role": "assistant", "content": "1."},
+        {"role": "user", "content": "Deux"},
+    ]
+
+
+def test_a_message_of_an_earlier_branch_cannot_be_edited(alice: User) -> None:
+    conversation = conversation_create(owner=alice)
+    answered(conversation, "One", "1.")
+    second, _ = answered(conversation, "Two", "2.")
+    third, _ = answered(conversation, "Three", "3.")
+    _, run = services.message_edit(message=second, content="Deux")
+    Run.objects.filter(pk=run.pk).update(status=RunStatus.FINISHED, reason="completed")
+    kept = list(Message.objects.values_list("pk", "superseded"))
+
+    for message in (second, third):
+        with pytest.raises(services.RunConflict, match="earlier version"):
+            services.message_edit(message=message, content="Drei")
+
+    assert list(Message.objects.values_list("pk", "superseded")) == kept
+
+
+def test_the_page_keeps_an_earlier_branch_whole_behind_its_version_switch(
+    client: Client, alice: User
+) -> None:
+    conversation = conversation_create(owner=alice)
+    answered(conversation, "One", "Eins.")
+    second, _ = answered(conversation, "Two", "Zwei.")
+    answered(conversation, "Three", "Drei.")
+    _, run = services.message_edit(message=second, content="Deux")
+    Run.objects.filter(pk=run.pk).update(status=RunStatus.FINISHED, reason="completed")
+    Message.objects.create(
+        conversation=conversation, run=run, seq=next_seq(conversation),
+        role=Role.ASSISTANT, content="Deux answered.", termination_reason="completed",
+        metadata={"final": True},
+    )  # fmt: skip
+    client.force_login(alice)
+
+    page = client.get(f"/c/{conversation.id}/").content.decode()
+
+    messages = page[page.index('id="messages"') :]
+    earlier = messages[messages.index('data-version="1" hidden') :]
+    earlier = earlier[: earlier.index('data-version="2"')]
+    # version 1 of the second turn holds the rest of its branch, hidden
+    assert all(text in earlier for text in (">Two<", "Zwei.", ">Three<", "Drei."))
+    assert "Deux" not in earlier
+    assert "edit-message" not in earlier  # an earlier branch is read, not edited
+    latest = messages[messages.index('data-version="2"') :]
+    assert "Deux answered." in latest and "Three" not in latest
+    assert messages.count('class="edit-message"') == 2  # One and Deux
 
 
 @override_settings(ORACLE_MODELS=["openai/small", "openai/large"], ORACLE_MODEL="openai/small")
