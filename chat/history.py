@@ -50,6 +50,7 @@ def history_turns(conversation: Conversation, active: Run | None) -> list[list[d
     for run in runs:  # a run with nothing said yet (queued, or just regenerated)
         if run not in said and run.user_message_id is not None:
             answers[run.user_message_id].append(run)
+
     def shown_version(sent: Message | None, number: int, count: int) -> dict[str, Any]:
         answered_by = answers[sent.pk if sent is not None else 0]
         replies = []

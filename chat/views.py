@@ -53,6 +53,7 @@ def _page(
         "models": models,
         "offline_model": models["offline"],
         "max_chars": settings.ORACLE_MAX_MESSAGE_CHARS,
+        "busy": services.BUSY,
         **extra,
     }
     return render(request, "chat/conversation.html", context)
@@ -110,6 +111,7 @@ def conversation_page(request: AuthenticatedHttpRequest, conversation_id: str) -
         # (a page only reads): the notice goes once the run's events move past it.
         lost=active if active is not None and active.is_lost(timezone.now()) else None,
         stoppable=_stoppable(active),
+        busy_now=services.busy_state(active),
         totals=_totals(conversation),
     )
 
@@ -144,10 +146,10 @@ def conversation_post(request: AuthenticatedHttpRequest, conversation_id: str) -
         if not request.htmx:
             flash.error(request, text)
             return redirect("conversation", conversation_id=conversation.id)
-        response = HttpResponse(
-            fragments.oob("#composer-error", "innerHTML", escape(text)), status=200
-        )
-        return response
+        # Refused: the page says why, and keeps the message in the composer (chat.js
+        # empties it only when this error is empty). A 200: a refusal the page shows
+        # is no error in its console.
+        return HttpResponse(fragments.oob("#composer-error", "innerHTML", escape(text)))
     if not request.htmx:
         return redirect("conversation", conversation_id=conversation.id)
     # The worker may have started the run, and the socket shown it, before this reply
@@ -213,17 +215,23 @@ def _to_conversation(request: AuthenticatedHttpRequest, conversation: Conversati
 
 @require_POST
 def conversation_edit(request: AuthenticatedHttpRequest, conversation_id: str) -> HttpResponse:
-    """Send the last message again, as edited; the earlier version stays browsable."""
+    """Send a message again, as edited: the conversation branches there, and the
+    earlier version stays browsable."""
     conversation = selectors.conversation_get(user=request.user, conversation_id=conversation_id)
     message = conversation.messages.filter(pk=_int(request.POST.get("message")) or 0).first()
     try:
         if message is None:
             raise services.RunConflict("That message is not in this conversation.")
         services.message_edit(message=message, content=request.POST.get("content", ""))
-    except services.InvalidInput as problem:
-        flash.error(request, " ".join(problem.errors["content"]))
-    except services.RunConflict as problem:
-        flash.error(request, str(problem))
+    except (services.InvalidInput, services.RunConflict) as problem:
+        text = (
+            " ".join(problem.errors["content"])
+            if isinstance(problem, services.InvalidInput)
+            else str(problem)
+        )
+        if request.htmx:  # the edit box stays open with what was typed, and says why
+            return HttpResponse(escape(text))
+        flash.error(request, text)
     return _to_conversation(request, conversation)
 
 

@@ -13,7 +13,13 @@ from chat.services.conversations import (
     conversation_set_model,
     conversations_purge_deleted,
 )
-from chat.services.messages import message_edit, message_post, run_regenerate
+from chat.services.messages import (
+    BUSY,
+    busy_state,
+    message_edit,
+    message_post,
+    run_regenerate,
+)
 from runs.control import (
     run_answer_approval,
     run_approve,
@@ -27,9 +33,11 @@ from runs.queue import ACTIVE
 
 __all__ = [
     "ACTIVE",
+    "BUSY",
     "TITLE_MAX",
     "InvalidInput",
     "RunConflict",
+    "busy_state",
     "conversation_create",
     "conversation_delete",
     "conversation_rename",

@@ -9,7 +9,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from chat.models import Conversation, Message, Role, Run
+from chat.models import Conversation, Message, Role, Run, RunStatus
 from runs.errors import InvalidInput, RunConflict
 from runs.queue import ACTIVE, enqueue
 from runs.titles import first_words
@@ -50,11 +50,33 @@ def message_post(
     return message, message.run
 
 
+# Why a message cannot be sent now, by what the conversation's run is doing; the
+# composer says the same before it is tried (templates/chat/conversation.html).
+BUSY = {
+    "working": "The Oracle is still working on the last message: stop it or wait, then send this.",
+    "paused": "The last answer is paused, waiting for you: continue or stop it above, "
+    "then send this.",
+    "approval": "The Oracle is waiting for you to approve or deny a tool call above: "
+    "answer it, then send this.",
+}
+
+
+def busy_state(run: Run | None) -> str:
+    """What keeps a message from being sent: the conversation's active `run` working,
+    paused, or waiting for an approval; "" when nothing does."""
+    if run is None or run.status not in ACTIVE:
+        return ""
+    if run.status != RunStatus.PAUSED:
+        return "working"
+    return "approval" if run.pending_approval else "paused"
+
+
 def _idle(conversation: Conversation) -> Conversation:
     """The conversation, locked, when no run of it works; else RunConflict."""
     conversation = Conversation.objects.select_for_update().get(pk=conversation.pk)
-    if conversation.runs.filter(status__in=ACTIVE).exists():
-        raise RunConflict("The Oracle is still working on the last message: stop it or wait.")
+    active = conversation.runs.filter(status__in=ACTIVE).first()
+    if active is not None:
+        raise RunConflict(BUSY[busy_state(active)])
     return conversation
 
 

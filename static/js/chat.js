@@ -293,23 +293,100 @@
     }
   }
 
-  // Enter sends the composer's message; Shift+Enter is a new line.
+  // Enter sends the composer's message; Shift+Enter is a new line. While the run works
+  // or waits for the user, Enter keeps the text and says why it was not sent.
   function sendOnEnter(event) {
     var target = event.target;
     if (target.id !== "composer-input" || event.key !== "Enter" || event.shiftKey || event.isComposing) {
       return;
     }
     event.preventDefault();
+    if (composerBusy()) {
+      var note = byId("composer-state");
+      note.classList.remove("nudged");
+      void note.offsetWidth; // the nudge plays again
+      note.classList.add("nudged");
+      return;
+    }
     if (target.value.trim()) {
       target.form.requestSubmit();
     }
+  }
+
+  // What keeps a message from being sent now: the run working (its Stop is shown), or
+  // paused for the user, at a limit or on a tool call to approve; "" when nothing does.
+  // Until the socket has said how the run is, the page's own word holds.
+  function runState() {
+    if (document.querySelector("#run-controls .stop")) return "working";
+    var note = byId("composer-state");
+    var gauges = byId("gauges");
+    var status = gauges && gauges.dataset.status;
+    if (!status) return note ? note.dataset.initial : "";
+    if (status !== "paused") return "";
+    return document.querySelector("#messages .approval") ? "approval" : "paused";
+  }
+
+  function composerBusy() {
+    var note = byId("composer-state");
+    return !!(note && !note.hidden);
+  }
+
+  // Send is off while the run works or waits, and the composer says why.
+  function showComposerState() {
+    var note = byId("composer-state");
+    if (!note) return;
+    var state = runState();
+    var send = document.querySelector("#composer button[type=submit]");
+    if (note.dataset.shown !== state) {
+      note.dataset.shown = state;
+      note.textContent = state ? note.dataset[state] : "";
+      note.hidden = !state;
+    }
+    if (send) send.disabled = !!state;
+  }
+
+  // What is typed in a composer is kept (localStorage) until it is sent: a reload, a
+  // closed tab or a refused message loses nothing.
+  function draftKey() {
+    var form = byId("composer");
+    return form ? "oracle-draft:" + form.getAttribute("action") : "";
+  }
+
+  function keepDraft(event) {
+    if (event.target.id !== "composer-input") return;
+    try {
+      if (event.target.value) localStorage.setItem(draftKey(), event.target.value);
+      else localStorage.removeItem(draftKey());
+    } catch (e) { /* storage off: nothing kept */ }
+  }
+
+  function restoreDraft() {
+    var input = byId("composer-input");
+    if (!input) return;
+    try {
+      var draft = localStorage.getItem(draftKey());
+      if (draft && !input.value) input.value = draft;
+      // the first page's draft, once its conversation shows it sent
+      var first = localStorage.getItem("oracle-draft:" + (input.dataset.newAction || ""));
+      var sent = document.querySelector("#messages .msg-user .edit-source");
+      if (first && sent && sent.value === first) {
+        localStorage.removeItem("oracle-draft:" + input.dataset.newAction);
+      }
+    } catch (e) { /* storage off */ }
+  }
+
+  function forgetDraft() {
+    try { localStorage.removeItem(draftKey()); } catch (e) { /* storage off */ }
   }
 
   function afterComposerOrRunButton(event) {
     var elt = event.detail.elt;
     if (!event.detail.successful || !elt) return;
     if (elt.id === "composer") {
+      var refused = byId("composer-error");
+      if (refused && refused.textContent.trim()) return; // not sent: the text stays
       elt.reset(); // sent: the message is on the page now
+      forgetDraft();
       showLatestBranch(); // where it went
       toBottom();
       focusComposer();
@@ -365,7 +442,11 @@
     watchScrolling();
     addCopyButtons(document);
     watchClock();
+    restoreDraft();
+    showComposerState();
   });
+
+  document.addEventListener("input", keepDraft);
 
   document.addEventListener("htmx:oobBeforeSwap", function (event) {
     noticeReaderMovedUp();
@@ -379,11 +460,13 @@
     refreshTotalsSoon();
     watchClock();
     dropLostNotice();
+    showComposerState();
   });
 
   document.addEventListener("htmx:afterRequest", function (event) {
     afterComposerOrRunButton(event);
     afterApproval(event);
+    showComposerState();
   });
 
   document.addEventListener("htmx:wsOpen", syncOnOpen);
