@@ -126,9 +126,12 @@ def test_editing_an_earlier_message_branches_the_conversation_from_there(alice: 
     edited, run = services.message_edit(message=second, content="Deux")
 
     assert edited.metadata["edit_of"] == second.pk
-    assert set(
-        Message.objects.filter(superseded=True).values_list("content", flat=True)
-    ) == {"Two", "2.", "Three", "3."}  # the earlier branch, kept
+    assert set(Message.objects.filter(superseded=True).values_list("content", flat=True)) == {
+        "Two",
+        "2.",
+        "Three",
+        "3.",
+    }  # the earlier branch, kept
     assert history_of(run) == [
         {"role": "user", "content": "One"},
         {"role": "assistant", "content": "1."},
