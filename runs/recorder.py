@@ -157,7 +157,8 @@ class RunRecorder:
                 step.metadata = {**step.metadata, "subagent": sub}
                 self._touch(step)
         elif kind == EventType.SYSTEM_NOTICE:
-            self.assistant = None
+            # An answer being streamed goes on in its own row (before the notice), as
+            # the page shows it live: its end is not a second row repeating its start.
             self._new_message(Role.SYSTEM, str(data.get("text", "")), notice_metadata(data))
         elif kind == EventType.RUN_FINISHED:
             self.counters = {key: data.get(key, 0) for key in COUNTERS}

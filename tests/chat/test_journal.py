@@ -251,3 +251,28 @@ def _written(recorder: RunRecorder, batch: Any) -> None:
 
     (created,) = _write_all([batch])
     recorder.written(batch, created)
+
+
+async def test_a_notice_while_an_answer_streams_leaves_one_answer_row(alice: User) -> None:
+    run = await sync_to_async(new_run)(alice)
+    journal, task, database = await journal_with(Redis())
+    (recorder,) = recording(journal, run)
+
+    await recorder({"type": "assistant.delta", "text": "Chapter 1. "})
+    await recorder({"type": "system.notice", "severity": "warning", "metric": "time",
+                    "text": "Approaching the time limit (8 of 10 s)."})  # fmt: skip
+    await recorder({"type": "assistant.delta", "text": "Chapter 2. "})
+    await recorder({"type": "system.notice", "severity": "stop", "metric": "time",
+                    "text": "Stopped at the time limit."})  # fmt: skip
+    ended = "Stopped at the time limit. So far: Chapter 1. Chapter 2. "
+    await recorder({"type": "assistant.message", "final": True, "text": ended})
+    await recorder.close(status=RunStatus.FINISHED, reason="timeout")
+    task.cancel()
+    database.close()
+
+    rows = [(m.role, m.content) async for m in Message.objects.filter(run=run).order_by("seq")]
+    assert rows == [
+        ("assistant", ended),
+        ("system", "Approaching the time limit (8 of 10 s)."),
+        ("system", "Stopped at the time limit."),
+    ]
