@@ -23,7 +23,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 
 from chat.fragments import stream_state
-from chat.models import COUNTERS, Conversation, Run, RunEvent
+from chat.models import COUNTERS, Conversation, Message, Run, RunEvent
 from chat.run_view import RunView
 from runs.live import database_read, hub
 
@@ -127,14 +127,18 @@ class ConversationConsumer(AsyncWebsocketConsumer):
                     # has of this run; sending it all now would show it twice.
                     self.deferred.add(run_id)
                     return
-                self._new_view(run_id)  # a run that started after this page loaded
+                await self._new_view(run_id)  # a run that started after this page loaded
             if message.get("counters"):
                 self.views[run_id].set_counters(message["counters"])
             self.pushed_at[run_id] = time.monotonic()
             await self._feed(run_id, message["events"])
 
-    def _new_view(self, run_id: str) -> None:
-        self.views[run_id] = RunView(run_id, self.conversation_id)
+    async def _new_view(self, run_id: str) -> None:
+        """A view of a run the page did not have: it starts with the question it answers
+        (sent from another tab, or by the API), or redraws the page's history when the
+        run reshapes it (another answer to a message, an edited message)."""
+        asked, reshapes = await _question_of(run_id)
+        self.views[run_id] = RunView(run_id, self.conversation_id, asked=asked, reshapes=reshapes)
         self.sent[run_id] = 0
 
     async def _catch_up_loop(self) -> None:
@@ -147,7 +151,7 @@ class ConversationConsumer(AsyncWebsocketConsumer):
             try:
                 async with self.lock:
                     for run_id in self.deferred - set(self.views):  # no sync came for it
-                        self._new_view(run_id)
+                        await self._new_view(run_id)
                         await self._refill(run_id)
                     self.deferred.clear()
                     quiet_since = time.monotonic() - CATCH_UP_SECONDS
@@ -224,6 +228,22 @@ def _owns(user: Any, conversation_id: str) -> bool:
     if key is None:
         return False
     return Conversation.objects.filter(owner=user, id=key, deleted_at__isnull=True).exists()
+
+
+@database_read
+def _question_of(run_id: str) -> tuple[Message | None, bool]:
+    """The message the run answers, to show with it, and whether the run reshapes the
+    conversation's history: another answer to a message answered before, or a message
+    edited (then the page draws its history again, versions and all)."""
+    key = _uuid(run_id)
+    run = Run.objects.select_related("user_message").filter(pk=key).first() if key else None
+    message = run.user_message if run is not None else None
+    if run is None or message is None:
+        return None, False
+    if (message.metadata or {}).get("edit_of"):
+        return None, True
+    answered_before = Run.objects.filter(user_message=message, created_at__lt=run.created_at)
+    return (None, True) if answered_before.exists() else (message, False)
 
 
 @database_read

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.utils.html import escape
+from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from agents import wording
@@ -82,6 +82,14 @@ def user_message_context(message: Any, switch: dict[str, int] | None = None) -> 
 def new_turn(message: Any, run_id: str) -> SafeString:
     """A message just sent, with the (empty) section its run's events go into."""
     return render_partial("_new_turn.html", sent=user_message_context(message), run_id=run_id)
+
+
+def history_stale(run_id: str) -> SafeString:
+    """Tells a page that `run_id` reshapes the conversation's history (chat.js draws
+    the page again unless it shows that run already)."""
+    return format_html(
+        '<div id="history-stale" hx-swap-oob="true" data-run="{}" hidden></div>', run_id
+    )
 
 
 def version_switch_context(number: int, count: int) -> dict[str, int] | None:

@@ -15,6 +15,8 @@ from chat.fragments import (
     announce,
     answer_foot,
     approval_actions,
+    history_stale,
+    new_turn,
     oob,
     run_actions,
     run_section,
@@ -70,6 +72,10 @@ class RunView:
     _gauges_frame: tuple[Any, ...] = ()
     _gauges_used: dict[str, Any] = field(default_factory=dict)
     _gauges_shown: dict[str, tuple[str, int]] = field(default_factory=dict)
+    # For a run the page did not have: the question it answers (a new turn starts with
+    # it), or that it reshapes the history (the page draws it again).
+    asked: Any = None
+    reshapes: bool = False
 
     @property
     def section(self) -> str:
@@ -129,8 +135,16 @@ class RunView:
         self.limits = dict(event.get("config") or {})
         self.before_round, self.round_number = {}, 1
         self.status = "running"
-        section = run_section(self.run_id)
-        return oob("#messages", "beforeend", section) + stop_controls(self.run_id, swap_oob=True)
+        if self.asked is not None:
+            start = new_turn(self.asked, self.run_id)
+        else:
+            start = run_section(self.run_id)
+        redraw = history_stale(self.run_id) if self.reshapes else ""
+        return (
+            redraw
+            + oob("#messages", "beforeend", start)
+            + stop_controls(self.run_id, swap_oob=True)
+        )
 
     def _run_resumed(self, event: dict[str, Any]) -> str:
         self.status = "running"
@@ -256,7 +270,10 @@ class RunView:
 
     def _clear_actions(self) -> str:
         """Take every button off the run's System messages (those of a page rendered
-        from history too, whose elements are named after their messages)."""
+        from history too, whose elements are named after their messages): none when
+        the run has said nothing (a page asked to swap into nothing logs an error)."""
+        if self.last_notice is None:  # the view is fed every event of its run
+            return ""
         return oob(f"#{self.section} .system-actions", "innerHTML", "")
 
     def _offer_actions(self, *, paused: bool, reason: str, problem: str | None = None) -> str:

@@ -265,10 +265,38 @@
       if (byId(first.id)) event.detail.shouldSwap = false;
       return;
     }
+    // A new turn (the socket's, for a question sent elsewhere, or the post's reply)
+    // whose message is on the page already, from the other of the two.
+    var asked = first.matches(".turn") && first.querySelector(":scope > .msg-user[id]");
+    if (asked && byId(asked.id)) {
+      event.detail.shouldSwap = false;
+      return;
+    }
     fragment.querySelectorAll(".turn > section.run[id]").forEach(function (empty) {
       var shown = byId(empty.id);
       if (shown) empty.replaceWith(shown);
     });
+  }
+
+  // A new turn: what older runs offered (Continue, Resume) is over, on every tab.
+  function retireOlderActions(event) {
+    var fragment = event.detail.fragment;
+    var first = fragment && fragment.firstElementChild;
+    if (!first || !event.detail.shouldSwap || !first.matches(".turn, section.run[id]")) return;
+    document.querySelectorAll("#messages .system-actions").forEach(function (actions) {
+      actions.replaceChildren();
+    });
+  }
+
+  // A run that reshapes the history (another answer to a message, an edited message),
+  // started elsewhere: the page is drawn again, versions and all, unless it shows that
+  // run already. What is typed stays (the draft).
+  function redrawStaleHistory(event) {
+    var fragment = event.detail.fragment;
+    var first = fragment && fragment.firstElementChild;
+    if (!first || first.id !== "history-stale") return;
+    event.detail.shouldSwap = false;
+    if (!byId("run-" + first.dataset.run)) window.location.reload();
   }
 
   // The reply's Stop and typing indicator, older than what the socket said of the run
@@ -450,8 +478,10 @@
 
   document.addEventListener("htmx:oobBeforeSwap", function (event) {
     noticeReaderMovedUp();
+    redrawStaleHistory(event);
     oneSectionPerRun(event);
     skipWhatTheSocketOvertook(event);
+    retireOlderActions(event);
   });
 
   document.addEventListener("htmx:oobAfterSwap", function (event) {
