@@ -45,20 +45,25 @@ def usage_text(counters: dict[str, Any]) -> str:
 
 
 def answer_foot_context(
-    reason: str, counters: dict[str, Any] | None, run_id: str = ""
+    reason: str, counters: dict[str, Any] | None, run_id: str = "", source: str = ""
 ) -> dict[str, Any]:
-    """The foot of a run's final answer: reason badge, usage, Copy and Regenerate (shown
-    on the last answer only). The switch between an answer's versions is the history's."""
+    """The foot of a run's final answer: reason badge, usage, Copy (of `source`, the
+    Markdown the Oracle wrote) and Regenerate (shown on the last answer only). The switch
+    between an answer's versions is the history's."""
     return {
         "badge": reason_badge(reason),
         "usage": usage_text(counters) if counters else "",
         "run_id": run_id,
+        "source": source,
     }
 
 
-def answer_foot(reason: str, counters: dict[str, Any] | None, run_id: str = "") -> SafeString:
+def answer_foot(
+    reason: str, counters: dict[str, Any] | None, run_id: str = "", source: str = ""
+) -> SafeString:
     """A final answer's foot, put under it when its run ends."""
-    return render_partial("_answer_foot.html", foot=answer_foot_context(reason, counters, run_id))
+    foot = answer_foot_context(reason, counters, run_id, source)
+    return render_partial("_answer_foot.html", foot=foot)
 
 
 def typing(*, show: bool, posted_run: str = "") -> str:
@@ -108,7 +113,7 @@ def assistant_message_context(
 ) -> dict[str, Any]:
     """A saved answer: `content` rendered as Markdown; a run's final answer (`reason`
     given) has its foot."""
-    foot = answer_foot_context(reason, counters, run_id) if reason else None
+    foot = answer_foot_context(reason, counters, run_id, content) if reason else None
     body = mark_safe(render_markdown(content))  # sanitised by render_markdown
     return {"id": element_id, "body": body, "foot": foot}
 

@@ -59,6 +59,7 @@ class RunView:
     rendered: int = 0  # the seq of the last event rendered
     streaming: StreamingAnswer | None = None  # the answer now streaming, and its text
     final_bubble: str | None = None
+    final_text: str = ""  # the Markdown of the final answer (its foot's Copy copies it)
     last_notice: str | None = None
     tool_arguments: dict[str, Any] = field(default_factory=dict)
     subagents: dict[str, dict[str, Any]] = field(default_factory=dict)  # by step element
@@ -180,6 +181,7 @@ class RunView:
         self.streaming = None
         if final:
             self.final_bubble = element
+            self.final_text = text
             html += announce(unescape(strip_tags(rendered)))  # announce escapes it once
         return html
 
@@ -263,7 +265,7 @@ class RunView:
         self.status = "finished"
         html = ""
         if self.final_bubble is not None:
-            foot = answer_foot(reason, event, self.run_id)
+            foot = answer_foot(reason, event, self.run_id, self.final_text)
             html += oob(f"#{self.final_bubble}-foot", "innerHTML", foot)
         html += self._offer_actions(paused=False, reason=reason, problem=event.get("problem"))
         return html + stop_controls(None, swap_oob=True)

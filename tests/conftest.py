@@ -148,6 +148,33 @@ def stack(
         oracle.stop()
 
 
+# Stops what a test left working on the shared stack: a run still going (resumed by a
+# worker after the test looked, say) would answer the next test's model calls.
+_STOP_ACTIVE_RUNS = """
+from chat.models import Run
+from runs.control import run_cancel
+from runs.queue import ACTIVE
+for run in Run.objects.filter(status__in=ACTIVE):
+    run_cancel(run=run)
+print(Run.objects.filter(status__in=ACTIVE).count())
+"""
+
+
+@pytest.fixture(autouse=True)
+def _no_run_outlives_its_test(request: pytest.FixtureRequest) -> Iterator[None]:
+    yield
+    if "stack" not in request.fixturenames:
+        return
+    env = request.getfixturevalue("stack").env
+
+    def none_active() -> bool:
+        stopped = processes.shell(_STOP_ACTIVE_RUNS, env=env)
+        assert stopped.returncode == 0, stopped.stderr
+        return stopped.stdout.strip() == "0"
+
+    processes.wait_for(none_active, 30, interval=0.3)
+
+
 def _node(name: str) -> str:
     import socket
 

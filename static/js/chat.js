@@ -155,7 +155,10 @@
     if (button.classList.contains("copy-code")) {
       copied(button, button.closest(".code-block").querySelector("pre").textContent);
     } else {
-      copied(button, button.closest(".msg").querySelector(".msg-body").innerText.trim());
+      // the Markdown the Oracle wrote; what is drawn, for an answer kept without it
+      var answer = button.closest(".msg");
+      var source = answer.querySelector(".answer-source");
+      copied(button, source && source.value ? source.value : answer.querySelector(".msg-body").innerText.trim());
     }
   }
 
