@@ -165,6 +165,7 @@ def _saved_message(message: Message, run: Run | None, *, latest: bool) -> dict[s
             bool(meta.get("ok")) if done else False,
             subagent=sub,
             attachments=meta.get("attachments"),
+            not_run=str(meta.get("not_run") or "") if done else "",
         )
         return {"step": step}
     return {"notice": fragments.system_message_context(element, meta, message.content)}

@@ -204,6 +204,7 @@ class RunView:
             bool(event.get("ok")),
             subagent=sub,
             attachments=event.get("attachments"),
+            not_run=str(event.get("not_run") or ""),
             swap_oob=True,
         )
 

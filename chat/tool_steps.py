@@ -25,9 +25,12 @@ def tool_step_context(
     subagent: dict[str, Any] | None = None,
     attachments: Any = None,
     waiting: str = "",
+    not_run: str = "",
 ) -> dict[str, Any]:
     """A tool call; `ok` None while it runs (`waiting` "approval" while it waits for the
-    user's). A `delegate` step holds its subagent; an MCP tool's step, its pictures."""
+    user's); `not_run` says why a call never ran (the run stopped first, the tool-call
+    budget, the user declined it or never answered), which is no error of the tool. A
+    `delegate` step holds its subagent; an MCP tool's step, its pictures."""
     shown = json.dumps(arguments, ensure_ascii=False, indent=1) if arguments else "{}"
     return {
         "id": element_id,
@@ -36,12 +39,22 @@ def tool_step_context(
         "result": result,
         "ok": ok,
         "waiting": waiting,
+        "not_run": NOT_RUN.get(not_run, ""),
         "pictures": pictures(attachments, name),
         "agent": arguments.get("agent_type")
         if name == "delegate" and isinstance(arguments, dict)
         else "",
         "subagent": subagent_context(element_id, subagent) if subagent else None,
     }
+
+
+# What a step that never ran shows instead of "error", by the engine's `not_run`.
+NOT_RUN = {
+    "stopped": "stopped",
+    "budget": "not run",
+    "declined": "declined",
+    "unanswered": "not answered",
+}
 
 
 def tool_step(*step: Any, swap_oob: bool = False, **details: Any) -> SafeString:

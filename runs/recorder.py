@@ -144,6 +144,8 @@ class RunRecorder:
             )
             message.content = str(data.get("content", ""))
             message.metadata = {**message.metadata, "ok": bool(data.get("ok")), "status": "done"}
+            if data.get("not_run"):  # why it never ran: no error of the tool's
+                message.metadata["not_run"] = data["not_run"]
             if data.get("attachments"):  # an MCP tool's images, for the chat to show
                 message.metadata["attachments"] = data["attachments"]
             if "subagent" in message.metadata:  # one its run outlived unfinished is dropped

@@ -28,8 +28,9 @@ async def run_tools(run: RunContext, calls: list[ToolCallPart], *, announce: boo
 
     async def run_one(call: ToolCallPart) -> None:
         context = TOOL_CONTEXT.set(ToolContext(run, call.id))
+        declined = state.approvals.get(call.id) is False
         try:
-            if state.approvals.get(call.id) is False:
+            if declined:
                 result = ToolResult(call.id, call.name, {}, False, wording.DECLINED)
             else:
                 async with limit:
@@ -38,14 +39,16 @@ async def run_tools(run: RunContext, calls: list[ToolCallPart], *, announce: boo
             TOOL_CONTEXT.reset(context)
         results[call.id] = result
         run.tree.on_tool_result(state, result)
-        attachments = {"attachments": list(result.attachments)} if result.attachments else {}
+        extra: dict[str, Any] = {"not_run": "declined"} if declined else {}
+        if result.attachments:
+            extra["attachments"] = list(result.attachments)
         await run.emit(
             EventType.TOOL_RESULT,
             id=call.id,
             name=call.name,
             ok=result.ok,
             content=result.content,
-            **attachments,
+            **extra,
         )
 
     for call in calls if announce else ():
@@ -69,15 +72,17 @@ async def run_tools(run: RunContext, calls: list[ToolCallPart], *, announce: boo
     for call in calls:
         result = results.get(call.id)
         if result is None:
+            stopped = call in allowed
             content = (
                 "Not run: the run stopped first."
-                if call in allowed
+                if stopped
                 else "Not run: the tool-call budget of this run is used up."
             )
             result = ToolResult(call.id, call.name, {}, False, content)
             await run.emit(
-                EventType.TOOL_RESULT, id=call.id, name=call.name, ok=False, content=content
-            )
+                EventType.TOOL_RESULT, id=call.id, name=call.name, ok=False, content=content,
+                not_run="stopped" if stopped else "budget",
+            )  # fmt: skip
         state.messages.append({"role": "tool", "tool_call_id": call.id, "content": result.content})
     for call in calls:
         state.approvals.pop(call.id, None)  # answered: nothing to keep
@@ -120,6 +125,7 @@ async def close_unanswered_approvals(run: RunContext) -> None:
             name=call["name"],
             ok=False,
             content=wording.NOT_ANSWERED,
+            not_run="unanswered",
         )
         state.messages.append(
             {"role": "tool", "tool_call_id": call["id"], "content": wording.NOT_ANSWERED}

@@ -118,6 +118,7 @@ async def test_deny_gives_the_model_a_tool_error_and_the_run_goes_on():
     (tool_result,) = events.of_type("tool.result")
     assert tool_result["ok"] is False
     assert "declined" in tool_result["content"]
+    assert tool_result["not_run"] == "declined"
     assert result.reason is TerminationReason.COMPLETED
     told = [m for m in result.state.messages if m.get("role") == "tool"]
     assert told[-1]["content"] == "Error: The user declined this call."
@@ -136,6 +137,7 @@ async def test_stop_while_waiting_ends_the_run_as_cancelled_without_running_the_
     (closed,) = events.of_type("tool.result")
     assert closed["ok"] is False
     assert closed["content"] == "Not run: the run was stopped before you answered."
+    assert closed["not_run"] == "unanswered"
     assert result.state.awaiting_approval == []
 
     continued = await continue_run(result.state, run_deps, on_event=EventCollector())

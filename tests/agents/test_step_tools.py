@@ -86,6 +86,8 @@ async def test_calls_past_the_tool_call_budget_are_answered_not_run():
         "c2": "Not run: the tool-call budget of this run is used up.",
     }
     assert step.state.round.tool_calls == 1
+    not_run = {e["id"]: e.get("not_run") for e in step.events.of_type("tool.result")}
+    assert not_run == {"c1": None, "c2": "budget"}
 
 
 async def test_a_tool_reads_the_run_and_call_it_serves():

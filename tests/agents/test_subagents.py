@@ -180,6 +180,7 @@ async def test_a_parent_stopped_mid_delegation_keeps_its_chain_and_none_of_the_s
     assert "Secret" not in json.dumps(events.events)
     (delegated,) = [e for e in events.of_type("tool.result") if e["name"] == "delegate"]
     assert not delegated["ok"] and delegated["content"] == "Not run: the run stopped first."
+    assert delegated["not_run"] == "stopped"  # the chat shows it stopped, not failed
     # The main chain is kept: the step that delegated, then the stop.
     assert "Let me ask a researcher." in history
     assert result.final_text.startswith("Stopped: the run was cancelled.")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from chat.run_view import RunView
 
 STOP = 'class="stop" hx-post="/api/runs/r1/cancel/"'
@@ -41,3 +43,22 @@ def test_a_finished_answer_is_read_out_as_written() -> None:
     announced = html[html.index("#announcer") :]
     assert "Tom &amp; Jerry &lt;3" in announced
     assert "&amp;amp;" not in announced
+
+
+@pytest.mark.parametrize(
+    ("not_run", "shown"),
+    [("stopped", "stopped"), ("budget", "not run"), ("declined", "declined"),
+     ("unanswered", "not answered")],
+)  # fmt: skip
+def test_a_tool_that_did_not_run_says_why_and_is_not_shown_as_an_error(
+    not_run: str, shown: str
+) -> None:
+    view = RunView("r1")
+    view.render({"type": "run.started", "seq": 1, "config": {}})
+    view.render({"type": "tool.call", "seq": 2, "id": "c1", "name": "fetch", "arguments": {}})
+
+    html = view.render({"type": "tool.result", "seq": 3, "id": "c1", "name": "fetch",
+                        "ok": False, "content": "Not run.", "not_run": not_run})  # fmt: skip
+
+    assert f'<span class="tool-status not-run">{shown}</span>' in html
+    assert "tool-status failed" not in html and ">error<" not in html

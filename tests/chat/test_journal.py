@@ -276,3 +276,20 @@ async def test_a_notice_while_an_answer_streams_leaves_one_answer_row(alice: Use
         ("system", "Approaching the time limit (8 of 10 s)."),
         ("system", "Stopped at the time limit."),
     ]
+
+
+async def test_a_step_that_never_ran_is_saved_with_why(alice: User) -> None:
+    run = await sync_to_async(new_run)(alice)
+    journal, task, database = await journal_with(Redis())
+    (recorder,) = recording(journal, run)
+
+    await recorder({"type": "tool.call", "id": "c1", "name": "fetch", "arguments": {}})
+    cut = "Not run: the run stopped first."
+    await recorder({"type": "tool.result", "id": "c1", "name": "fetch", "ok": False,
+                    "content": cut, "not_run": "stopped"})  # fmt: skip
+    await recorder.close(status=RunStatus.FINISHED, reason="cancelled")
+    task.cancel()
+    database.close()
+
+    step = await Message.objects.aget(run=run, role=Role.TOOL)
+    assert step.metadata["not_run"] == "stopped" and step.metadata["ok"] is False

@@ -127,3 +127,23 @@ def test_rename_and_delete(client: Client, alice: User) -> None:
     response = client.post(f"/c/{conversation.id}/delete/")
     assert response.status_code == 302
     assert client.get(f"/c/{conversation.id}/").status_code == 404
+
+
+def test_a_saved_step_the_stop_cut_short_shows_stopped_not_error(
+    client: Client, alice: User
+) -> None:
+    conversation = conversation_create(owner=alice)
+    run = Run.objects.create(conversation=conversation, status=RunStatus.FINISHED,
+                             reason="cancelled")  # fmt: skip
+    Message.objects.create(
+        conversation=conversation, run=run, seq=conversation.next_seq(), role=Role.TOOL,
+        content="Not run: the run stopped first.",
+        metadata={"id": "c1", "name": "fetch", "arguments": {}, "status": "done", "ok": False,
+                  "not_run": "stopped"},
+    )  # fmt: skip
+    client.force_login(alice)
+
+    page = client.get(f"/c/{conversation.id}/").content.decode()
+
+    assert '<span class="tool-status not-run">stopped</span>' in page
+    assert "tool-status failed" not in page
