@@ -8,7 +8,7 @@ the warning in the state, once per round and quantity.
 from __future__ import annotations
 
 from agents import wording
-from agents.measures import Measure
+from agents.measures import Measure, warning_threshold
 from agents.state import AgentState, LimitHit, Notice
 
 
@@ -16,9 +16,18 @@ def warning(state: AgentState, measure: Measure, value: float, then: str) -> tup
     """The System message of a soft warning, and the model's hint ('' for none: the
     limit will be extended or pause the run, or the wind-down instruction says more)."""
     limit = measure.shown_limit
-    text = wording.approaching_notice(
-        measure.metric, value, limit, round_number=state.rounds, then=then
-    )
+    if value < warning_threshold(measure) <= measure.projected:
+        # Warned on the next call's estimate (tokens, cost): the text says so. The
+        # figures stay what is used so far, unless nothing is: never "0 of" a limit.
+        text = wording.approaching_estimate_notice(
+            measure.metric, value, measure.projected, limit, round_number=state.rounds,
+            then=then,
+        )  # fmt: skip
+        value = value or measure.projected
+    else:
+        text = wording.approaching_notice(
+            measure.metric, value, limit, round_number=state.rounds, then=then
+        )
     hit = LimitHit(measure.metric, value, limit)
     notice = Notice("warning", text, hit.metric, hit.value, hit.limit)
     wrap_up = not then and state.wind_down_reason is None

@@ -53,6 +53,26 @@ def approaching_notice(
     )
 
 
+def approaching_estimate_notice(
+    metric: str,
+    value: float,
+    projected: float,
+    limit: float,
+    *,
+    round_number: int = 1,
+    then: str = "",
+) -> str:
+    """The soft warning given on the next call's estimate (tokens, cost): what the
+    next call may bring the run to, never "0 of" a limit nothing has used yet."""
+    what = f"the {limit_name(metric)}{_of_round(round_number)}"
+    about = f"the next call may take it to about {number(metric, projected)}"
+    if value:
+        shown = f"{figures(metric, value, limit)} so far; {about}"
+    else:
+        shown = about[: -len(number(metric, projected))] + figures(metric, projected, limit)
+    return f"Approaching {what} ({shown}). " + (then or "The Oracle has been asked to wrap up.")
+
+
 def reached_notice(metric: str, value: float, limit: float) -> str:
     """The warning when one step went past the warning and the limit at once."""
     return (

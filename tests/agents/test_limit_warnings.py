@@ -6,7 +6,7 @@ from __future__ import annotations
 from agents.config import AgentConfig, LimitAction, OperatorLimits
 from agents.limit_warnings import give_warning, warn_past_limit
 from agents.measures import Measure, iteration_ceiling, round_measures
-from agents.state import AgentState, Metric
+from agents.state import AgentState, Metric, TerminationReason
 
 
 def iterations(state: AgentState, config: AgentConfig) -> Measure:
@@ -68,4 +68,34 @@ def test_under_warn_passing_the_users_limit_is_told_once_with_the_hard_cap() -> 
     assert notice.text == (
         "Reached the iteration limit (15 of 15). Going on because the limit action is warn; "
         "the hard cap is 200."
+    )
+
+
+def test_a_warning_on_the_next_calls_estimate_says_that_estimate_not_0_of_the_limit() -> None:
+    state = AgentState("r")
+    tokens = Measure(Metric.TOKENS, 0, 9_000, 10_000, 10_000, 80,
+                     TerminationReason.TOKEN_BUDGET)  # fmt: skip
+
+    give_warning(state, tokens, tokens.value, then="")
+
+    [notice] = state.pending_notices
+    assert "(0 of" not in notice.text
+    assert notice.text == (
+        "Approaching the token budget (the next call may take it to about 9,000 of "
+        "10,000 tokens). The Oracle has been asked to wrap up."
+    )
+    assert notice.value == 9_000  # the figures beside it say the same
+
+
+def test_a_warning_on_an_estimate_says_what_is_used_so_far_too() -> None:
+    state = AgentState("r")
+    tokens = Measure(Metric.TOKENS, 4_000, 9_000, 10_000, 10_000, 80,
+                     TerminationReason.TOKEN_BUDGET)  # fmt: skip
+
+    give_warning(state, tokens, tokens.value, then="")
+
+    [notice] = state.pending_notices
+    assert notice.text.startswith(
+        "Approaching the token budget (4,000 of 10,000 tokens so far; the next call may "
+        "take it to about 9,000)."
     )
