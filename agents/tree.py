@@ -132,13 +132,12 @@ class DefaultDecisionTree:
         if last is None or last.interrupted:
             return None
         if last.wind_down:
-            if last.had_tool_calls:
-                hit = limit_hit(measures[Metric.TOOL_CALLS])
-                return Stop(TerminationReason.TOOL_BUDGET_VIOLATION, hit)
             reason = state.wind_down_reason or TerminationReason.MAX_ITERATIONS
             spent = (
                 Metric.TOOL_CALLS if reason is TerminationReason.TOOL_BUDGET else Metric.ITERATIONS
             )
+            if last.had_tool_calls:  # named after the limit that made it the last call
+                return Stop(TerminationReason.TOOL_BUDGET_VIOLATION, limit_hit(measures[spent]))
             cut_off = "while continuing an answer the model's output limit had cut off"
             return Stop(
                 reason, limit_hit(measures[spent], detail=cut_off if last.continued else "")

@@ -140,6 +140,12 @@ def stop_explanation(
 ) -> str:
     """The first sentence of the final assistant message of a run that did not complete."""
     if reason is TerminationReason.TOOL_BUDGET_VIOLATION:
+        if hit is not None and hit.metric == Metric.ITERATIONS:
+            return (
+                f"I reached the {limit_name(hit.metric)} "
+                f"({figures(hit.metric, hit.value, hit.limit)}) before I could finish: my "
+                "last step still asked for tools, which were not run."
+            )
         return VIOLATION_MESSAGE
     if reason is TerminationReason.PROVIDER_ERROR and failure is not None:
         return f"Stopped: {model_problem(failure)}."
@@ -201,6 +207,12 @@ def stop_notice(
         return f"{_counted(reason, hit)} Press Continue to give the Oracle another round."
     if reason is TerminationReason.TOOL_BUDGET_VIOLATION and hit is not None:
         used = figures(hit.metric, hit.value, hit.limit)
+        if hit.metric == Metric.ITERATIONS:
+            return (
+                f"The Oracle reached the {limit_name(hit.metric)} ({used}) and its last "
+                "step asked for tools instead of answering. Press Continue to give it "
+                "another round."
+            )
         return (
             f"The Oracle used all its tool calls ({used}) and asked for more instead of "
             "answering. Press Continue to give it another round."

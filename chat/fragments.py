@@ -45,13 +45,17 @@ def usage_text(counters: dict[str, Any]) -> str:
 
 
 def answer_foot_context(
-    reason: str, counters: dict[str, Any] | None, run_id: str = "", source: str = ""
+    reason: str,
+    counters: dict[str, Any] | None,
+    run_id: str = "",
+    source: str = "",
+    metric: str | None = None,
 ) -> dict[str, Any]:
     """The foot of a run's final answer: reason badge, usage, Copy (of `source`, the
     Markdown the Oracle wrote) and Regenerate (shown on the last answer only). The switch
     between an answer's versions is the history's."""
     return {
-        "badge": reason_badge(reason),
+        "badge": reason_badge(reason, metric),
         "usage": usage_text(counters) if counters else "",
         "run_id": run_id,
         "source": source,
@@ -59,10 +63,15 @@ def answer_foot_context(
 
 
 def answer_foot(
-    reason: str, counters: dict[str, Any] | None, run_id: str = "", source: str = ""
+    reason: str,
+    counters: dict[str, Any] | None,
+    run_id: str = "",
+    source: str = "",
+    metric: str | None = None,
 ) -> SafeString:
-    """A final answer's foot, put under it when its run ends."""
-    foot = answer_foot_context(reason, counters, run_id, source)
+    """A final answer's foot, put under it when its run ends (`metric`: the limit it
+    ended at, if one)."""
+    foot = answer_foot_context(reason, counters, run_id, source, metric)
     return render_partial("_answer_foot.html", foot=foot)
 
 
@@ -110,10 +119,11 @@ def assistant_message_context(
     counters: dict[str, Any] | None = None,
     *,
     run_id: str = "",
+    metric: str | None = None,
 ) -> dict[str, Any]:
     """A saved answer: `content` rendered as Markdown; a run's final answer (`reason`
-    given) has its foot."""
-    foot = answer_foot_context(reason, counters, run_id, content) if reason else None
+    given) has its foot (`metric`: the limit it ended at, if one)."""
+    foot = answer_foot_context(reason, counters, run_id, content, metric) if reason else None
     body = mark_safe(render_markdown(content))  # sanitised by render_markdown
     return {"id": element_id, "body": body, "foot": foot}
 

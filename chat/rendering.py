@@ -91,9 +91,12 @@ def render_partial(template: str, **context: Any) -> SafeString:
     return mark_safe(render_to_string(f"chat/{template}", context).strip())
 
 
-def reason_badge(reason: str) -> dict[str, str] | None:
+def reason_badge(reason: str, metric: str | None = None) -> dict[str, str] | None:
     """The badge that names why a run (or a subagent) ended (`_reason_badge.html`):
-    none for one that completed."""
+    none for one that completed. Tool calls asked for on the last call an iteration
+    limit allowed (`metric` "iterations") are named after that limit."""
     if not reason or reason == TerminationReason.COMPLETED:
         return None
+    if reason == TerminationReason.TOOL_BUDGET_VIOLATION and metric == "iterations":
+        return {"reason": reason, "label": reason_label(TerminationReason.MAX_ITERATIONS)}
     return {"reason": reason, "label": reason_label(reason)}

@@ -172,6 +172,8 @@ class RunRecorder:
                     **self.final_message.metadata,
                     "usage": dict(self.counters),
                 }
+                if data.get("metric"):  # the limit it ended at (its badge names it)
+                    self.final_message.metadata["limit_metric"] = data["metric"]
                 self._touch(self.final_message)
 
     def _new_message(self, role: str, content: str, metadata: dict[str, Any]) -> Message:

@@ -66,6 +66,28 @@ async def test_tool_calls_after_the_wind_down_end_with_the_violation_message(run
     assert "(3 of 3)" in notice["text"]
 
 
+async def test_tool_calls_on_the_last_call_of_an_iteration_limit_name_the_iteration_limit(run):
+    outcome = await run(
+        [
+            three_lookups(0),
+            three_lookups(3),
+            Reply(text="Let me look once more.", calls=[Call("lookup", {"topic": "x"})]),
+        ],
+        max_iterations=3,
+    )
+
+    assert outcome.model.calls[2].tools is None  # the last allowed call, without tools
+    assert outcome.reason == "tool_budget_violation"  # the stable code
+    assert outcome.result.final_text == (
+        "I reached the iteration limit (3 of 3) before I could finish: my last step "
+        "still asked for tools, which were not run.\n\nLet me look once more."
+    )
+    notice = outcome.notices()[-1]
+    assert (notice["metric"], notice["value"], notice["limit"]) == ("iterations", 3, 3)
+    assert "tool-call" not in notice["text"] and "iteration limit (3 of 3)" in notice["text"]
+    assert outcome.finished["metric"] == "iterations"  # the badge names the iteration limit
+
+
 async def test_tool_calls_of_one_response_run_at_most_max_parallel_tools_at_once(run):
     running = 0
     peak = 0

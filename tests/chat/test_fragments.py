@@ -62,3 +62,22 @@ def test_a_tool_that_did_not_run_says_why_and_is_not_shown_as_an_error(
 
     assert f'<span class="tool-status not-run">{shown}</span>' in html
     assert "tool-status failed" not in html and ">error<" not in html
+
+
+def test_tools_asked_for_on_the_last_call_of_an_iteration_limit_badge_that_limit() -> None:
+    view = RunView("r1")
+    view.render({"type": "run.started", "seq": 1, "config": {}})
+    view.render({"type": "assistant.message", "seq": 2, "text": "I reached the limit.",
+                 "final": True, "tool_calls": []})  # fmt: skip
+
+    html = view.render({"type": "run.finished", "seq": 3, "reason": "tool_budget_violation",
+                        "metric": "iterations"})  # fmt: skip
+
+    assert ">Iteration limit<" in html and "Tool-call budget" not in html
+    other = RunView("r2")
+    other.render({"type": "run.started", "seq": 1, "config": {}})
+    other.render({"type": "assistant.message", "seq": 2, "text": "Out of calls.",
+                  "final": True, "tool_calls": []})  # fmt: skip
+    spent = other.render({"type": "run.finished", "seq": 3, "reason": "tool_budget_violation",
+                          "metric": "tool_calls"})  # fmt: skip
+    assert ">Tool-call budget<" in spent

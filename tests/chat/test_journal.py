@@ -293,3 +293,20 @@ async def test_a_step_that_never_ran_is_saved_with_why(alice: User) -> None:
 
     step = await Message.objects.aget(run=run, role=Role.TOOL)
     assert step.metadata["not_run"] == "stopped" and step.metadata["ok"] is False
+
+
+async def test_the_limit_a_run_ended_at_is_kept_with_its_answer(alice: User) -> None:
+    run = await sync_to_async(new_run)(alice)
+    journal, task, database = await journal_with(Redis())
+    (recorder,) = recording(journal, run)
+
+    await recorder({"type": "assistant.message", "text": "Out of steps.", "final": True})
+    await recorder({"type": "run.finished", "reason": "tool_budget_violation",
+                    "metric": "iterations"})  # fmt: skip
+    await recorder.close(status=RunStatus.FINISHED, reason="tool_budget_violation")
+    task.cancel()
+    database.close()
+
+    answer = await Message.objects.aget(run=run, role=Role.ASSISTANT)
+    assert answer.metadata["limit_metric"] == "iterations"
+    assert answer.termination_reason == "tool_budget_violation"

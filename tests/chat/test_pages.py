@@ -147,3 +147,22 @@ def test_a_saved_step_the_stop_cut_short_shows_stopped_not_error(
 
     assert '<span class="tool-status not-run">stopped</span>' in page
     assert "tool-status failed" not in page
+
+
+def test_a_saved_answer_that_ended_at_the_iteration_limit_asking_for_tools_badges_that(
+    client: Client, alice: User
+) -> None:
+    conversation = conversation_create(owner=alice)
+    run = Run.objects.create(conversation=conversation, status=RunStatus.FINISHED,
+                             reason="tool_budget_violation")  # fmt: skip
+    Message.objects.create(
+        conversation=conversation, run=run, seq=conversation.next_seq(), role=Role.ASSISTANT,
+        content="I reached the iteration limit (3 of 3) before I could finish.",
+        termination_reason="tool_budget_violation",
+        metadata={"final": True, "limit_metric": "iterations"},
+    )  # fmt: skip
+    client.force_login(alice)
+
+    page = client.get(f"/c/{conversation.id}/").content.decode()
+
+    assert ">Iteration limit</span>" in page and "Tool-call budget" not in page
