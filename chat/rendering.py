@@ -3,11 +3,14 @@
 markdown-it-py's `js-default` preset never passes raw HTML through and refuses
 `javascript:`-style links; nh3 then keeps only a small allow-list of tags and
 attributes (no event handlers, no `hx-*`, no `style`), so nothing a model writes
-can run script or drive htmx. Code blocks are highlighted with Pygments.
+can run script or drive htmx. Code blocks are highlighted with Pygments; bare web
+addresses become links (linkify-it-py), task lists disabled checkboxes (mdit-py-plugins),
+and links open in a new tab.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from functools import lru_cache
 from html import escape
@@ -18,6 +21,7 @@ from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
+from mdit_py_plugins.tasklists import tasklists_plugin
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
@@ -29,7 +33,7 @@ from agents.wording import reason_label
 _TAGS = {
     "p", "br", "hr", "strong", "em", "del", "s", "code", "pre", "blockquote",
     "ul", "ol", "li", "a", "h1", "h2", "h3", "h4", "h5", "h6",
-    "table", "thead", "tbody", "tr", "th", "td", "span", "div",
+    "table", "thead", "tbody", "tr", "th", "td", "span", "div", "input",
 }  # fmt: skip
 _ATTRIBUTES = {
     "a": {"href", "title"},
@@ -39,7 +43,21 @@ _ATTRIBUTES = {
     "th": {"align"},
     "td": {"align"},
     "ol": {"start"},
+    "ul": {"class"},
+    "li": {"class"},
+    "input": {"class", "type", "checked", "disabled"},  # a task list's boxes only
 }
+# An <input> is kept only as a task list's box, which nobody can tick.
+_TASK_BOX = {"class": "task-list-item-checkbox", "type": "checkbox", "disabled": "disabled"}
+
+
+def _attribute(element: str, attribute: str, value: str) -> str | None:
+    if element != "input":
+        return value
+    if attribute == "checked":
+        return "checked"
+    return value if _TASK_BOX.get(attribute) == value else None
+_STRAY_INPUT = re.compile(r'<input(?![^>]*type="checkbox")[^>]*>')
 _FORMATTER = HtmlFormatter(nowrap=True)
 
 
@@ -65,7 +83,9 @@ def _fence(renderer: Any, tokens: Sequence[Token], idx: int, options: Any, env: 
 
 @lru_cache(maxsize=1)
 def _markdown() -> MarkdownIt:
-    markdown = MarkdownIt("js-default", {"highlight": _highlight}).enable("table")
+    options = {"highlight": _highlight, "linkify": True}  # bare addresses become links
+    markdown = MarkdownIt("js-default", options).enable(["table", "linkify"])
+    markdown.use(tasklists_plugin)
     markdown.add_render_rule("fence", _fence)
     return markdown
 
@@ -73,13 +93,17 @@ def _markdown() -> MarkdownIt:
 def render_markdown(text: str) -> str:
     """Safe HTML for `text` (Markdown): links open in a new tab with no referrer."""
     html = _markdown().render(text)
-    return nh3.clean(
+    clean = nh3.clean(
         html,
         tags=_TAGS,
         attributes=_ATTRIBUTES,
+        attribute_filter=_attribute,
         url_schemes={"http", "https", "mailto"},
         link_rel="noopener noreferrer nofollow",
+        set_tag_attribute_values={"a": {"target": "_blank"}},
     )
+    # A box whose type the filter dropped is no box: gone with what was left of it.
+    return _STRAY_INPUT.sub("", clean)
 
 
 def render_partial(template: str, **context: Any) -> SafeString:

@@ -5,13 +5,14 @@ button labels; Copy on a code block gives the code alone. Live and after a reloa
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import expect
 
 from agents.testing.fake_server import FakeServer
-from tests.browser.conftest import log_in
+from tests.browser.conftest import each_look, log_in
 from tests.stack import OracleStack
 
 pytestmark = pytest.mark.browser
@@ -26,6 +27,8 @@ ANSWER = (
     "| --- | --- |\n"
     '| `greet("Ada")` | Hello, Ada! |\n\n'
     f"```python\n{CODE}```\n\n"
+    "- [x] Written\n"
+    "- [ ] Tested, see https://example.com/tests\n\n"
     "> Quoted, with a [link](https://example.com/)."
 )
 
@@ -35,7 +38,7 @@ def _clipboard(page: Any) -> str:
 
 
 def test_copy_gives_the_markdown_and_a_code_blocks_copy_the_code(
-    page: Any, stack: OracleStack, fake_provider: FakeServer
+    page: Any, stack: OracleStack, fake_provider: FakeServer, tmp_path: Path
 ) -> None:
     name = f"copier-{next(_people)}"
     stack.create_user(name)
@@ -47,6 +50,10 @@ def test_copy_gives_the_markdown_and_a_code_blocks_copy_the_code(
     page.press("#composer-input", "Enter")
     answer = page.locator(".msg-assistant", has_text="A greeting")
     expect(answer.locator(".copy-answer")).to_be_visible()
+    expect(answer.locator('a[href="https://example.com/tests"][target="_blank"]')).to_be_visible()
+    expect(answer.locator("input[type=checkbox]:checked")).to_be_disabled()
+    for folder, look in each_look(page, tmp_path):
+        page.screenshot(path=str(folder / f"conversation-markdown-{look}.png"), full_page=True)
 
     for shown in ("live", "reloaded"):
         answer.get_by_role("button", name="Copy answer").click()
