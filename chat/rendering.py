@@ -57,6 +57,8 @@ def _attribute(element: str, attribute: str, value: str) -> str | None:
     if attribute == "checked":
         return "checked"
     return value if _TASK_BOX.get(attribute) == value else None
+
+
 _STRAY_INPUT = re.compile(r'<input(?![^>]*type="checkbox")[^>]*>')
 _FORMATTER = HtmlFormatter(nowrap=True)
 
