@@ -59,7 +59,7 @@ def ending_events(
             "reason": reason.value,
             "failure_class": failure_class.value if failure_class else None,
             "problem": problem,
-            "metric": hit.metric if hit else None,  # the limit it ended at, if one
+            **({"metric": hit.metric} if hit else {}),  # the limit it ended at, if one
             **counters,
             "final_text": final_text,
         }

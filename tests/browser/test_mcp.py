@@ -98,7 +98,7 @@ def test_deny_tells_the_oracle_and_always_allow_stops_the_asking(
     page.click(".msg-system .approval button >> text=Deny")
     page.wait_for_selector(".msg-assistant >> text=As you wish.")
     denied = page.locator(".tool-step", has_text="testing__echo")
-    expect(denied.locator(".tool-status")).to_have_text("error")
+    expect(denied.locator(".tool-status")).to_have_text("declined")  # no error of the tool
     denied.locator("summary").click()
     expect(denied.locator(".tool-output")).to_contain_text("The user declined this call.")
     assert "declined" in str(fake_provider.requests[-1]["messages"][-1]["content"])
@@ -165,7 +165,7 @@ def test_stop_cuts_a_long_call_and_the_next_question_uses_the_same_server(
     page.click("#run-controls button.stop")
 
     expect(page.locator(".msg-system", has_text="Stopped")).to_be_visible(timeout=5_000)
-    expect(step.locator(".tool-status")).to_have_text("error")
+    expect(step.locator(".tool-status")).to_have_text("stopped")  # not a red "error"
     expect(page.locator("#run-controls button.stop")).to_have_count(0)
 
     fake_provider.set_script(
