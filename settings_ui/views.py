@@ -7,6 +7,7 @@ from typing import Any
 from django.contrib import messages
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts.http import AuthenticatedHttpRequest
@@ -16,6 +17,10 @@ from settings_ui import selectors
 from settings_ui.forms import LIMIT_ACTION_SENTENCES, AgentConfigForm
 from settings_ui.policy import effective_model, operator_limits, server_default_model
 from settings_ui.services import agent_config_for, agent_config_reset, agent_config_update
+
+# A new token's secret, kept in the session from its creation to the next page (POST,
+# redirect, GET) and no longer: a reload shows it no more, and creates nothing.
+NEW_TOKEN_SESSION_KEY = "settings_new_api_token"
 
 
 def _price_notice(config: AgentConfig) -> str:
@@ -52,7 +57,8 @@ def settings_page(request: AuthenticatedHttpRequest) -> HttpResponse:
     """The page; a POST (no JavaScript) saves every field at once, or none."""
     config = agent_config_for(user=request.user)
     if request.method != "POST":
-        return _page(request, AgentConfigForm(config=config))
+        new_token = request.session.pop(NEW_TOKEN_SESSION_KEY, None)
+        return _page(request, AgentConfigForm(config=config), new_token=new_token)
     form = AgentConfigForm(request.POST, config=config)
     if form.is_valid():
         try:
@@ -94,18 +100,23 @@ def settings_reset(request: AuthenticatedHttpRequest) -> HttpResponse:
 
 @require_POST
 def api_token_new(request: AuthenticatedHttpRequest) -> HttpResponse:
-    """Create a token and show it once, on this response only (it is never stored)."""
+    """Create a token; the page after the redirect shows its secret, once (the database
+    keeps only its hash)."""
     name = request.POST.get("name", "").strip()
     _, raw = api_token_create(user=request.user, name=name)
-    form = AgentConfigForm(config=agent_config_for(user=request.user))
-    return _page(request, form, new_token=raw)
+    request.session[NEW_TOKEN_SESSION_KEY] = raw
+    return redirect(reverse("settings") + "#new-token")
 
 
 @require_POST
 def api_token_delete(request: AuthenticatedHttpRequest, token_id: int) -> HttpResponse:
+    """Revoke one of the user's tokens; any other id (gone, or another user's) changes
+    nothing: 404, on the page, which says so."""
     token = selectors.api_token_get(user=request.user, token_id=token_id)
     if token is None:
-        raise Http404("No such token.")
+        messages.error(request, "No such token: nothing was revoked.")
+        form = AgentConfigForm(config=agent_config_for(user=request.user))
+        return _page(request, form, status=404)
     api_token_revoke(token=token)
     messages.success(request, f"Token {token.hint}… revoked.")
     return redirect("settings")
