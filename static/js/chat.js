@@ -362,18 +362,29 @@
     return !!(note && !note.hidden);
   }
 
-  // Send is off while the run works or waits, and the composer says why.
+  // A message longer than the server takes: said as the server says it, and kept whole
+  // (a maxlength would cut a paste silently).
+  function tooLong() {
+    var input = byId("composer-input");
+    var most = input ? parseInt(input.dataset.maxChars || "0", 10) : 0;
+    if (!most || input.value.length <= most) return "";
+    return "At most " + most.toLocaleString("en-US") + " characters (this one has " +
+      input.value.length.toLocaleString("en-US") + ").";
+  }
+
+  // Send is off while the run works or waits, or the message is too long, and the
+  // composer says why.
   function showComposerState() {
     var note = byId("composer-state");
     if (!note) return;
     var state = runState();
+    var text = state ? note.dataset[state] : tooLong();
     var send = document.querySelector("#composer button[type=submit]");
-    if (note.dataset.shown !== state) {
-      note.dataset.shown = state;
-      note.textContent = state ? note.dataset[state] : "";
-      note.hidden = !state;
+    if (note.textContent !== text) {
+      note.textContent = text;
+      note.hidden = !text;
     }
-    if (send) send.disabled = !!state;
+    if (send) send.disabled = !!text;
   }
 
   // What is typed in a composer is kept (localStorage) until it is sent: a reload, a
@@ -385,6 +396,7 @@
 
   function keepDraft(event) {
     if (event.target.id !== "composer-input") return;
+    showComposerState();
     try {
       if (event.target.value) localStorage.setItem(draftKey(), event.target.value);
       else localStorage.removeItem(draftKey());

@@ -129,3 +129,31 @@ def test_a_message_the_server_refuses_stays_in_the_composer(
     expect(page.locator("#composer-error")).to_contain_text("still working")
     expect(page.locator("#composer-input")).to_have_value("Me too")
     client.post(f"/api/runs/{posted.json()['run_id']}/cancel/")
+
+
+def test_a_paste_longer_than_the_limit_says_so_and_is_not_cut(
+    page: Any, stack: OracleStack, fake_provider: FakeServer
+) -> None:
+    name, _ = _person(stack)
+    fake_provider.set_script([{"text": ["Hello."]}])
+    _start(page, stack, name, "Hi")
+    expect(page.locator(".msg-assistant", has_text="Hello.")).to_be_visible()
+    composer, send = page.locator("#composer-input"), page.locator("#composer .primary")
+    pasted = "word " * 6_500  # 32,500 characters, past the 32,000 allowed
+
+    composer.focus()
+    page.keyboard.insert_text(pasted)
+
+    expect(composer).to_have_value(pasted)  # all of it kept, nothing silently cut
+    expect(page.locator("#composer-state")).to_have_text(
+        "At most 32,000 characters (this one has 32,500)."
+    )
+    expect(send).to_be_disabled()
+    composer.press("Enter")
+    expect(page.locator(".msg-user")).to_have_count(1)
+
+    page.keyboard.press("Control+End")
+    for _ in range(500):
+        page.keyboard.press("Backspace")  # down to 32,000
+    expect(page.locator("#composer-state")).to_be_hidden()
+    expect(send).to_be_enabled()
