@@ -19,7 +19,7 @@ def warning(state: AgentState, measure: Measure, value: float, then: str) -> tup
     if value < warning_threshold(measure) <= measure.projected:
         # Warned on the next call's estimate (tokens, cost): the text says so. The
         # figures stay what is used so far, unless nothing is: never "0 of" a limit.
-        text = wording.approaching_estimate_notice(
+        text = _estimate_notice(
             measure.metric, value, measure.projected, limit, round_number=state.rounds,
             then=then,
         )  # fmt: skip
@@ -64,3 +64,24 @@ def warn_past_limit(state: AgentState, measure: Measure) -> None:
     )
     hit = LimitHit(measure.metric, measure.value, measure.shown_limit)
     state.pending_notices.append(Notice("warning", text, hit.metric, hit.value, hit.limit))
+
+
+def _estimate_notice(
+    metric: str,
+    value: float,
+    projected: float,
+    limit: float,
+    *,
+    round_number: int = 1,
+    then: str = "",
+) -> str:
+    """The soft warning given on the next call's estimate (tokens, cost): what the
+    next call may bring the run to, never "0 of" a limit nothing has used yet."""
+    what = f"the {wording.limit_name(metric)}{wording.of_round(round_number)}"
+    about = "the next call may take it to about"
+    if value:
+        used = wording.figures(metric, value, limit)
+        shown = f"{used} so far; {about} {wording.number(metric, projected)}"
+    else:
+        shown = f"{about} {wording.figures(metric, projected, limit)}"
+    return f"Approaching {what} ({shown}). " + (then or "The Oracle has been asked to wrap up.")

@@ -6,6 +6,7 @@ here too."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from agents.figures import figures as figures
@@ -35,7 +36,7 @@ CUT_OFF_HINT = (
 )
 
 
-def _of_round(round_number: int) -> str:
+def of_round(round_number: int) -> str:
     return f" of round {round_number}" if round_number > 1 else ""
 
 
@@ -47,30 +48,10 @@ def approaching_notice(
 ) -> str:
     """The System message at a soft warning. `then` says what happens at the limit when
     it is not the end (an extension, a pause); by default the Oracle wraps up."""
-    what = f"the {limit_name(metric)}{_of_round(round_number)}"
+    what = f"the {limit_name(metric)}{of_round(round_number)}"
     return f"Approaching {what} ({figures(metric, value, limit)}). " + (
         then or "The Oracle has been asked to wrap up."
     )
-
-
-def approaching_estimate_notice(
-    metric: str,
-    value: float,
-    projected: float,
-    limit: float,
-    *,
-    round_number: int = 1,
-    then: str = "",
-) -> str:
-    """The soft warning given on the next call's estimate (tokens, cost): what the
-    next call may bring the run to, never "0 of" a limit nothing has used yet."""
-    what = f"the {limit_name(metric)}{_of_round(round_number)}"
-    about = f"the next call may take it to about {number(metric, projected)}"
-    if value:
-        shown = f"{figures(metric, value, limit)} so far; {about}"
-    else:
-        shown = about[: -len(number(metric, projected))] + figures(metric, projected, limit)
-    return f"Approaching {what} ({shown}). " + (then or "The Oracle has been asked to wrap up.")
 
 
 def reached_notice(metric: str, value: float, limit: float) -> str:
@@ -179,8 +160,10 @@ def final_message(
     text: str,
     *,
     failure: ProviderFailure | None = None,
+    found: Sequence[str] = (),
 ) -> str:
-    """The final assistant message: the explanation, then whatever had been written."""
+    """The final assistant message: the explanation, then whatever had been written, or
+    else what the steps `found` (their results), or else where the steps are."""
     if reason is TerminationReason.COMPLETED:
         return text
     explanation = stop_explanation(reason, hit, failure)
@@ -191,6 +174,9 @@ def final_message(
         return f"{explanation} Here is what I found so far:\n\n{text}"
     if hit is not None and _spending_cap(hit) is not None and hit.limit <= 0:
         return explanation  # it never started: no steps to point at
+    if found:
+        listed = "\n".join(f"- {result}" for result in found)
+        return f"{explanation} I had not written an answer; what my steps found:\n\n{listed}"
     return f"{explanation} I had not written an answer yet; the steps I took are shown above."
 
 

@@ -5,9 +5,12 @@ events and notices the tree left to send.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from agents import wording
 from agents.endings import ending_events
 from agents.events import APPROVAL, EventType
+from agents.model import Message
 from agents.run.context import RunContext
 from agents.state import AgentState, FailureClass, RunStatus, TerminationReason
 
@@ -20,7 +23,11 @@ async def finish(run: RunContext, reason: TerminationReason) -> None:
     state.termination_reason = reason
     state.failure_class = failure_class(reason, state)
     state.final_text = wording.final_message(
-        reason, state.limit_hit, run.unemitted_text, failure=state.provider_failure
+        reason,
+        state.limit_hit,
+        run.unemitted_text,
+        failure=state.provider_failure,
+        found=steps_found(state.messages),
     )
     for event in ending_events(
         reason,
@@ -103,3 +110,32 @@ def failure_class(reason: TerminationReason, state: AgentState) -> FailureClass 
     if reason is TerminationReason.PROVIDER_ERROR and failure and failure.kind.transient:
         return FailureClass.TRANSIENT_INFRA
     return FailureClass.DETERMINISTIC
+
+
+FOUND_SHOWN = 3  # results named in a final message written for a run that wrote none
+FOUND_CHARS = 300
+
+
+def steps_found(messages: Sequence[Message]) -> list[str]:
+    """What the run's tool steps found: their last few results that are not errors,
+    each once and cut short ("lookup: Notes about owls.")."""
+    names = {
+        wire["id"]: wire["function"]["name"]
+        for message in messages
+        if message.get("role") == "assistant"
+        for wire in message.get("tool_calls") or []
+    }
+    found: list[str] = []
+    for message in messages:
+        result = str(message.get("content") or "").strip()
+        if message.get("role") != "tool" or not result or result.startswith(NOT_FOUND):
+            continue
+        if len(result) > FOUND_CHARS:
+            result = result[:FOUND_CHARS].rstrip() + "…"
+        line = f"{names.get(message.get('tool_call_id'), 'a step')}: {result}"
+        if line not in found:
+            found.append(line)
+    return found[-FOUND_SHOWN:]
+
+
+NOT_FOUND = ("Error:", "Not run:")  # a failed step, or one that never ran

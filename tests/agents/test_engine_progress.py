@@ -43,6 +43,25 @@ async def test_the_same_tool_with_other_arguments_is_progress(run):
     assert outcome.finished["tool_calls"] == 7
 
 
+async def test_a_run_stopped_before_it_wrote_names_what_its_steps_found(run):
+    outcome = await run(tool_loop("lookup", lambda i: {"topic": "owls"}))
+
+    assert outcome.reason == "no_progress"
+    assert "I had not written an answer yet" not in outcome.result.final_text
+    assert outcome.result.final_text.endswith(
+        "I had not written an answer; what my steps found:\n\n- lookup: Notes about owls."
+    )  # the same result three times is said once
+
+
+async def test_a_stopped_run_leaves_failed_steps_out_of_what_they_found(run):
+    outcome = await run(tool_loop("broken", lambda i: {"topic": f"t{i}"}))
+
+    assert outcome.reason == "tool_errors"
+    assert outcome.result.final_text.endswith(
+        "I had not written an answer yet; the steps I took are shown above."
+    )  # nothing found: nothing to name
+
+
 async def test_no_progress_repeats_is_configurable(run):
     outcome = await run(tool_loop("lookup", lambda i: {"topic": "owls"}), no_progress_repeats=5)
 
