@@ -105,6 +105,19 @@
     }
   }
 
+  // The clock outlives a reload of the tab (sessionStorage): the server's figure is
+  // the last checkpoint's, which a long call streaming leaves behind.
+  function keepClock(kept) {
+    try { sessionStorage.setItem("oracle-clock", JSON.stringify(kept)); } catch (e) { /* off */ }
+  }
+
+  function keptClock(key) {
+    try {
+      var kept = JSON.parse(sessionStorage.getItem("oracle-clock") || "null");
+      return kept && kept.key === key ? kept : null;
+    } catch (e) { return null; }
+  }
+
   function stopClock() {
     if (ticking) clearInterval(ticking);
     ticking = null;
@@ -114,13 +127,16 @@
   function tick() {
     var gauge = liveSecondsGauge();
     if (!gauge) { stopClock(); return; }
-    var gauges = byId("gauges");
-    var key = gauges.dataset.status + " " + gauges.dataset.round; // a new round counts anew
+    var gauges = byId("gauges"), state = streamState();
+    // a new round counts anew; the run's id keys what a reload of this tab picks up
+    var key = (state ? state.run : "") + " " + gauges.dataset.status + " " + gauges.dataset.round;
     var sent = parseFloat(gauge.dataset.ticking), now = Date.now();
+    if (!clock) clock = keptClock(key);
     if (!clock || clock.key !== key || sent > clock.base + (now - clock.at) / 1000) {
       clock = { key: key, base: sent, at: now };
     }
     var seconds = clock.base + (now - clock.at) / 1000;
+    keepClock(clock);
     var meter = gauge.querySelector("meter");
     var limit = parseFloat(meter.dataset.limit || "0");
     gauge.querySelector(".gauge-figures").textContent =

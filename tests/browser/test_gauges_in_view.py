@@ -47,3 +47,28 @@ def test_the_gauges_stay_in_view_and_wrap_on_a_phone(
         assert page.evaluate("document.documentElement.scrollWidth <= innerWidth"), look
         page.screenshot(path=str(folder / f"conversation-gauges-in-view-{look}.png"))
     page.locator("#run-controls .stop").click()
+
+
+def test_the_time_gauge_keeps_counting_after_a_reload(
+    page: Any, stack: OracleStack, fake_provider: FakeServer
+) -> None:
+    name = f"clock-watcher-{next(_people)}"
+    stack.create_user(name)
+    log_in(page, stack.url, name)
+    page.click("text=New conversation")
+    fake_provider.set_script([{"text": ["Thinking "], "chunk_delay": 0.2, "hang": True}])
+    page.fill("#composer-input", "Take your time")
+    page.press("#composer-input", "Enter")
+    expect(page.locator(".msg-assistant", has_text="Thinking")).to_be_visible()
+    page.wait_for_timeout(4_000)
+    seconds = page.locator("#gauge-elapsed_s .gauge-figures")
+
+    page.reload()
+    expect(seconds).to_be_visible()
+    first = int(seconds.inner_text().split(" / ")[0])
+    page.wait_for_timeout(2_500)
+    then = int(seconds.inner_text().split(" / ")[0])
+
+    assert first >= 4  # the time the run has been going, not its last saved figure
+    assert then >= first + 2  # and it goes on counting
+    page.locator("#run-controls .stop").click()
