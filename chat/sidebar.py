@@ -118,11 +118,14 @@ def delete(request: AuthenticatedHttpRequest, conversation_id: UUID) -> HttpResp
 
 @require_POST
 def restore(request: AuthenticatedHttpRequest, conversation_id: UUID) -> HttpResponse:
-    """Undo a delete: the conversation is back, as it was."""
+    """Undo a delete: the conversation is back, as it was. Undone from the page deleting
+    it led to (home, where the Undo says `current` is none), it opens again."""
     conversation = selectors.conversation_get_deleted(
         user=request.user, conversation_id=conversation_id
     )
     services.conversation_restore(conversation=conversation)
     if not request.htmx:
         return redirect("conversation", conversation_id=conversation.id)
+    if "current" in request.POST and not request.POST["current"]:
+        return HttpResponseClientRedirect(reverse("conversation", args=[conversation.id]))
     return _list(request, undo=True)

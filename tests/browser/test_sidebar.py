@@ -185,6 +185,27 @@ def test_deleting_the_open_conversation_goes_home_and_offers_undo(
 
     page.locator("#undo-toast").get_by_role("button", name="Undo").click()
     expect(_item(page, "Tax questions")).to_have_count(1)
+    page.wait_for_url("**/c/**")  # Undo reopens it
+    expect(page.locator(".msg-user").first).to_be_visible()
+
+
+def test_the_headers_delete_is_the_sidebars_at_once_with_an_undo_that_reopens(
+    page: Any, stack: OracleStack
+) -> None:
+    log_in(page, stack.url, _reader(stack))
+    page.click("#sidebar-list a:text-is('Sourdough starter')")
+    page.wait_for_selector(".msg-user")
+    opened = page.url
+    page.on("dialog", lambda dialog: dialog.dismiss())  # a question would stop the delete
+
+    page.locator(".chat-header").get_by_role("button", name="Delete").click()
+
+    page.wait_for_url(f"{stack.url}/")
+    expect(_item(page, "Sourdough starter")).to_have_count(0)
+    page.locator("#undo-toast").get_by_role("button", name="Undo").click()
+    page.wait_for_url(opened)
+    expect(page.locator(".msg-assistant")).to_contain_text("Twice a day.")
+    expect(_item(page, "Sourdough starter")).to_have_count(1)
 
 
 def test_the_export_links_download_the_conversation(page: Any, stack: OracleStack) -> None:

@@ -332,3 +332,14 @@ def test_only_a_deleted_conversation_can_be_restored(client: Client, alice: User
     client.force_login(alice)
 
     assert client.post(f"/sidebar/{conversation.id}/restore/", **HTMX).status_code == 404
+
+
+def test_undo_on_the_home_page_reopens_the_conversation(client: Client, alice: User) -> None:
+    conversation = chat(alice, "Trip to Lisbon")
+    client.force_login(alice)
+    client.post(f"/sidebar/{conversation.id}/delete/", {"current": str(conversation.id)}, **HTMX)
+
+    undone = client.post(f"/sidebar/{conversation.id}/restore/", {"current": ""}, **HTMX)
+
+    assert undone["HX-Redirect"] == f"/c/{conversation.id}/"
+    assert client.get(f"/c/{conversation.id}/").status_code == 200
