@@ -69,9 +69,21 @@ def _skill_of(conversation: Conversation | None) -> Skill | None:
         return None
 
 
+# What the empty start page suggests asking: each shows something the Oracle does,
+# the offline model included (documents, arithmetic, the time, its own limits).
+SUGGESTIONS = (
+    "Summarise my documents",
+    "What is 15% of 391?",
+    "What time is it in Tokyo?",
+    "How do I change the iteration limit?",
+)
+
+
 @require_GET
 def home(request: AuthenticatedHttpRequest) -> HttpResponse:
-    return _page(request, None, skills=skills(), chosen_skill=DEFAULT_SKILL.name)
+    return _page(
+        request, None, skills=skills(), chosen_skill=DEFAULT_SKILL.name, suggestions=SUGGESTIONS
+    )
 
 
 @require_POST

@@ -533,7 +533,18 @@
   document.addEventListener("htmx:wsOpen", syncOnOpen);
   document.addEventListener("htmx:wsBeforeMessage", showErrorFrame);
 
+  // A suggested prompt on the start page: into the composer, to send or change.
+  function suggestOnClick(event) {
+    var chosen = event.target.closest && event.target.closest(".suggestion[data-prompt]");
+    var input = byId("composer-input");
+    if (!chosen || !input) return;
+    input.value = chosen.dataset.prompt;
+    input.dispatchEvent(new Event("input", { bubbles: true })); // the draft keeps it
+    input.focus();
+  }
+
   document.addEventListener("click", function (event) {
+    suggestOnClick(event);
     copyOnClick(event);
     versionsAndEditingOnClick(event);
   });
