@@ -2,13 +2,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_not_required
 from django.contrib.auth.forms import UserCreationForm
 from django.contrib.auth.models import User
-from django.contrib.auth.views import LoginView
+from django.contrib.auth.views import LoginView, PasswordChangeView
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse_lazy
 from django.views.decorators.http import require_http_methods
 
 from accounts.services import SignUpRefused, signup_refusal, user_sign_up
@@ -32,6 +34,25 @@ class LogInView(LoginView):
         if retry is not None:
             return too_many(request, retry)
         return super().post(request, *args, **kwargs)
+
+
+class ChangePasswordView(PasswordChangeView):
+    """A person changes their own password (the old one asked first, tries limited as
+    log-ins are); they stay logged in, and Settings says it was done."""
+
+    template_name = "accounts/password_change.html"
+    success_url = reverse_lazy("settings")
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        retry = over_limit(request, "login_user", lambda _group, r: str(r.user.pk))
+        if retry is not None:
+            return too_many(request, retry)
+        return super().post(request, *args, **kwargs)
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        response = super().form_valid(form)
+        messages.success(self.request, "Your password was changed.")
+        return response
 
 
 @login_not_required

@@ -197,3 +197,38 @@ def test_it_serves_the_vendored_htmx(client: Client) -> None:
 
     assert response.status_code == 200
     assert b"htmx" in b"".join(response.streaming_content)
+
+
+def test_a_person_changes_their_own_password_and_stays_logged_in(
+    client: Client, alice: User
+) -> None:
+    client.force_login(alice)
+    assert 'href="/account/password/"' in client.get("/settings/").content.decode()
+
+    changed = client.post(
+        "/account/password/",
+        {"old_password": "correct horse battery", "new_password1": "a brand new secret 42",
+         "new_password2": "a brand new secret 42"},
+        follow=True,
+    )  # fmt: skip
+
+    assert changed.redirect_chain[-1][0] == "/settings/"
+    assert "Your password was changed." in changed.content.decode()
+    assert client.get("/").status_code == 200  # still logged in
+    alice.refresh_from_db()
+    assert alice.check_password("a brand new secret 42")
+
+
+def test_a_wrong_old_password_changes_nothing_and_says_so(client: Client, alice: User) -> None:
+    client.force_login(alice)
+
+    refused = client.post(
+        "/account/password/",
+        {"old_password": "not it", "new_password1": "a brand new secret 42",
+         "new_password2": "a brand new secret 42"},
+    )  # fmt: skip
+
+    assert refused.status_code == 200
+    assert "Your old password was entered incorrectly" in refused.content.decode()
+    alice.refresh_from_db()
+    assert alice.check_password("correct horse battery")

@@ -49,6 +49,7 @@ ROUTES: dict[str, Route] = {
     "signup": Route(("GET", "POST"), anonymous=True),
     "login": Route(("GET", "POST"), anonymous=True),
     "logout": Route(("POST",)),
+    "password-change": Route(("GET", "POST")),
     # chat pages
     "home": Route(("GET",)),
     "conversation-new": Route(("POST",)),
