@@ -25,6 +25,7 @@ def seeded(daphne_server: LiveServer) -> LiveServer:
     assert done.returncode == 0, done.stderr
     code = (
         "from django.contrib.auth.models import User; "
+        f"User.objects.filter(username={STAFF!r}).exists() or "  # set up again by xdist
         f"User.objects.create_user({STAFF!r}, password={PASSWORD!r}, is_staff=True)"
     )
     made = processes.shell(code, env=daphne_server.env)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -173,7 +174,8 @@ def conversation(browser: Any, stack: OracleStack, fake_provider: FakeServer) ->
     """One conversation with every kind of message in it: the user's, a tool step, System
     notices (a warning ahead of the limit, then the stop's) and a stopped answer with a link,
     a code block and its badge."""
-    person = "theme-reader"
+    # Set up again whenever xdist gives this worker the module's tests anew: a new person.
+    person = f"theme-reader-{uuid.uuid4().hex[:8]}"
     client = stack.client(stack.create_user(person))
     assert client.patch("/api/settings/", json={"max_iterations": 3}).status_code == 200
     fake_provider.set_script([TOOL_STEP, {"text": ANSWER, "hang": True}])
