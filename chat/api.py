@@ -124,7 +124,8 @@ def conversation_detail(request: AuthenticatedHttpRequest, conversation_id: str)
             unknown = set(data) - {"title"}
             if unknown:
                 raise services.InvalidInput({k: ["Cannot be changed."] for k in sorted(unknown)})
-            services.conversation_rename(conversation=conversation, title=data.get("title", ""))
+            if "title" in data:  # a PATCH changes only what it names
+                services.conversation_rename(conversation=conversation, title=data["title"])
         except services.InvalidInput as problem:
             return _invalid(problem)
     body = conversation_json(conversation)

@@ -182,12 +182,21 @@ def conversation_post(request: AuthenticatedHttpRequest, conversation_id: str) -
 
 @require_POST
 def conversation_rename(request: AuthenticatedHttpRequest, conversation_id: str) -> HttpResponse:
+    """The header's title field: the new title saved, or why not said beside the field,
+    which gets the title back as it was."""
     conversation = selectors.conversation_get(user=request.user, conversation_id=conversation_id)
+    errors: list[str] = []
     try:
         services.conversation_rename(conversation=conversation, title=request.POST.get("title", ""))
     except services.InvalidInput as problem:
-        flash.error(request, " ".join(problem.errors["title"]))
-    return redirect("conversation", conversation_id=conversation.id)
+        errors = problem.errors["title"]
+        if not request.htmx:
+            flash.error(request, " ".join(errors))
+    if not request.htmx:
+        return redirect("conversation", conversation_id=conversation.id)
+    # A refusal is a 200 too: the page shows it, and it is no error in its console.
+    context = {"conversation": conversation, "swap_oob": True, "title_errors": errors}
+    return render(request, "chat/_title.html", context)
 
 
 @require_POST

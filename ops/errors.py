@@ -1,12 +1,19 @@
 """What a visitor gets when a request goes wrong: the API answers in JSON (as its own
-errors do), pages get Django's plain error pages. Django's debug pages appear only
-with DEBUG on, which is off unless asked for."""
+errors do), pages get the site's own (templates/403.html, 404.html: its layout, what
+happened and the way back; 500.html stands alone, as anything may have failed).
+Django's debug pages appear only with DEBUG on, which is off unless asked for."""
 
 from __future__ import annotations
 
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
 from django.views import defaults
+
+STALE_FORM = (
+    "The form was sent from a page that had gone out of date, perhaps because you logged "
+    "in or out in another tab. Nothing was changed: go back, reload the page and try again."
+)
 
 
 def _is_api(request: HttpRequest) -> bool:
@@ -25,6 +32,13 @@ def permission_denied(request: HttpRequest, exception: Exception | None = None) 
     if _is_api(request):
         return JsonResponse({"error": "Forbidden."}, status=403)
     return defaults.permission_denied(request, exception or Exception())
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    """A form sent without its page's current CSRF token (CSRF_FAILURE_VIEW)."""
+    if _is_api(request):
+        return JsonResponse({"error": "CSRF check failed."}, status=403)
+    return render(request, "403.html", {"reason": STALE_FORM}, status=403)
 
 
 def page_not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:

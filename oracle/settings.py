@@ -44,6 +44,8 @@ SECRET_KEY = secret_key(env.str("SECRET_KEY", default=""), https=HTTPS, var_dir=
 
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+# A form refused for its CSRF token gets the site's 403 page, saying what to do.
+CSRF_FAILURE_VIEW = "ops.errors.csrf_failure"
 
 # Who may sign up: anyone (`open`), holders of an invite (`invite`), or no one but the
 # holder of a staff invite (`closed`). The first administrator signs up with the staff

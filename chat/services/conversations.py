@@ -38,7 +38,12 @@ def conversation_create(
 
 
 def conversation_rename(*, conversation: Conversation, title: object) -> Conversation:
-    conversation.title = _clean_title(title)
+    """Give the conversation a new title. An empty one is refused: only a conversation
+    not yet named is untitled (its first message names it)."""
+    cleaned = _clean_title(title)
+    if not cleaned:
+        raise InvalidInput({"title": ["A title cannot be empty."]})
+    conversation.title = cleaned
     conversation.save(update_fields=["title", "updated_at"])
     return conversation
 

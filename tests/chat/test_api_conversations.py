@@ -94,6 +94,37 @@ def test_it_renames_and_deletes(client: Client, alice: User) -> None:
     assert client.get(f"/api/conversations/{conversation.id}/").status_code == 404
 
 
+@pytest.mark.parametrize("title", ["", "  \t "])
+def test_an_empty_title_is_refused_and_the_title_stays(
+    client: Client, alice: User, title: str
+) -> None:
+    conversation = conversation_create(owner=alice, title="Plans")
+    client.force_login(alice)
+
+    response = client.patch(
+        f"/api/conversations/{conversation.id}/",
+        json.dumps({"title": title}),
+        content_type="application/json",
+    )
+
+    assert response.status_code == 400
+    assert response.json() == {"errors": {"title": ["A title cannot be empty."]}}
+    assert Conversation.objects.get(id=conversation.id).title == "Plans"
+
+
+def test_a_patch_without_a_title_keeps_it(client: Client, alice: User) -> None:
+    conversation = conversation_create(owner=alice, title="Plans")
+    client.force_login(alice)
+
+    response = client.patch(
+        f"/api/conversations/{conversation.id}/", "{}", content_type="application/json"
+    )
+
+    assert response.status_code == 200
+    assert response.json()["title"] == "Plans"
+    assert Conversation.objects.get(id=conversation.id).title == "Plans"
+
+
 @pytest.mark.parametrize(
     ("payload", "field"),
     [

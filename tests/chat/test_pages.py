@@ -129,6 +129,52 @@ def test_rename_and_delete(client: Client, alice: User) -> None:
     assert client.get(f"/c/{conversation.id}/").status_code == 404
 
 
+@pytest.mark.parametrize("title", ["", "  \n "])
+def test_an_empty_rename_is_refused_by_the_field_and_the_title_stays(
+    client: Client, alice: User, title: str
+) -> None:
+    conversation = conversation_create(owner=alice, title="Holiday")
+    client.force_login(alice)
+
+    response = client.post(
+        f"/c/{conversation.id}/rename/", {"title": title}, HTTP_HX_REQUEST="true"
+    )
+
+    html = response.content.decode()
+    assert response.status_code == 200  # a refusal the page shows, not a console error
+    assert 'id="title-error"' in html and "A title cannot be empty." in html
+    assert 'value="Holiday"' in html and 'aria-invalid="true"' in html  # the old one back
+    assert Conversation.objects.get(id=conversation.id).title == "Holiday"
+
+
+def test_a_rename_after_a_refusal_clears_the_error(client: Client, alice: User) -> None:
+    conversation = conversation_create(owner=alice, title="Holiday")
+    client.force_login(alice)
+
+    response = client.post(
+        f"/c/{conversation.id}/rename/", {"title": "Trip to Rome"}, HTTP_HX_REQUEST="true"
+    )
+
+    html = response.content.decode()
+    assert 'value="Trip to Rome"' in html and "aria-invalid" not in html
+    assert 'role="alert" hx-swap-oob="true"></p>' in html  # the error's place, emptied
+    assert Conversation.objects.get(id=conversation.id).title == "Trip to Rome"
+
+
+def test_an_empty_rename_without_scripts_says_why_and_keeps_the_title(
+    client: Client, alice: User
+) -> None:
+    conversation = conversation_create(owner=alice, title="Holiday")
+    client.force_login(alice)
+
+    response = client.post(f"/c/{conversation.id}/rename/", {"title": " "}, follow=True)
+
+    html = response.content.decode()
+    assert "A title cannot be empty." in html
+    assert 'id="title" name="title" value="Holiday"' in html
+    assert Conversation.objects.get(id=conversation.id).title == "Holiday"
+
+
 def test_a_saved_step_the_stop_cut_short_shows_stopped_not_error(
     client: Client, alice: User
 ) -> None:
