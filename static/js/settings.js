@@ -5,7 +5,10 @@
    Its status never says "Saved" for a value the server has not stored: any other
    value reads "Unsaved…" until its answer comes. Whatever is still waiting when the
    page is hidden or left is sent with fetch(keepalive), which outlives the page; the
-   browser asks before leaving only when a field shows that its value was not saved. */
+   browser asks before leaving only when a field holds a value that was not saved, or
+   one out of its bounds, which will not be. A slider shows its number only while that
+   number is within bounds; once the server refuses a value, the slider shows the one
+   stored. */
 (function () {
   "use strict";
 
@@ -61,6 +64,24 @@
     }
   }
 
+  // Whether a number input holds a number its field can take: within its bounds, and
+  // whole if it counts by ones. The server decides; this only spares the slider (and
+  // the person leaving) a value bound to be refused.
+  function withinBounds(number) {
+    var validity = number.validity;
+    if (number.value === "" || validity.badInput) return false;
+    if (validity.rangeUnderflow || validity.rangeOverflow) return false;
+    return !(number.step === "1" && validity.stepMismatch);
+  }
+
+  // A field whose value will not be stored: the server said so, or it is out of bounds.
+  function unsavable(setting) {
+    if (valueOf(setting) === fields.get(setting).saved) return false;
+    if (showsError(setting)) return true;
+    var number = setting.querySelector("input[type=number]");
+    return number !== null && !withinBounds(number);
+  }
+
   function updateModelInUse(select) {
     var line = select.closest(".setting").querySelector(".model-in-use");
     if (line) {
@@ -75,7 +96,7 @@
       if (number) number.value = el.value;
     } else if (el.matches(".setting input[type=number]")) {
       var slider = el.closest(".setting").querySelector(".slider");
-      if (slider && el.value !== "") slider.value = el.value;
+      if (slider && withinBounds(el)) slider.value = el.value;
     } else if (el.matches("#id_model")) {
       updateModelInUse(el);
     }
@@ -93,13 +114,17 @@
     return isStatus ? target.closest(".setting") : null;
   }
 
-  // The 400 ms wait and the change both fire for one edit: send each value once.
+  // The 400 ms wait and the change both fire for one edit: send each value once. A value
+  // whose refusal is on show is not sent again when the field is left: it would be
+  // refused again, and its error would give way to "Saving…" meanwhile.
   document.addEventListener("htmx:confirm", function (event) {
     var setting = settingOf(event);
     if (!setting) return;
     var state = fields.get(setting);
     var value = valueOf(setting);
-    if (value === state.inFlight || (state.inFlight === null && value === state.saved)) {
+    var settled =
+      value === state.saved || (value === state.refused && showsError(setting));
+    if (value === state.inFlight || (state.inFlight === null && settled)) {
       event.preventDefault();
     }
   });
@@ -113,12 +138,17 @@
     show(setting, "saving", "Saving…");
   });
 
-  // What the server answered about `value`: 200 stored it, 400 refused it.
+  // What the server answered about `value`: 200 stored it, 400 refused it (and the
+  // slider goes back to the stored value, if the field still holds the refused one).
   function answered(setting, value, status) {
     var state = fields.get(setting);
     if (status === 200) state.saved = value;
     if (status === 400) state.refused = value;
     if (state.inFlight === value) state.inFlight = null;
+    var slider = setting.querySelector(".slider");
+    if (status === 400 && slider && state.saved !== null && valueOf(setting) === value) {
+      slider.value = state.saved;
+    }
   }
 
   // A 400 carries the field's errors: show them like any answer.
@@ -213,10 +243,7 @@
   });
   window.addEventListener("pagehide", flush);
   window.addEventListener("beforeunload", function (event) {
-    var lost = false;
-    fields.forEach(function (state, setting) {
-      if (valueOf(setting) !== state.saved && showsError(setting)) lost = true;
-    });
+    var lost = Array.from(fields.keys()).some(unsavable);
     flush(); // the rest is sent now, before the next page is asked for
     if (lost) {
       event.preventDefault();

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime
 import itertools
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,7 +11,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import log_in, serving_daphne, sign_up
+from tests.browser.conftest import each_look, log_in, serving_daphne, sign_up
 
 pytestmark = pytest.mark.browser
 _users = itertools.count(1)
@@ -179,6 +178,127 @@ def test_leaving_warns_when_a_change_could_not_be_saved(settings_page: Any, live
     expect(page).to_have_url(f"{live_server_url}/settings/")
 
 
+def type_over(field: Any, text: str) -> None:
+    """Select what the field holds and type `text` over it, key by key, as a person does."""
+    field.press("ControlOrMeta+a")
+    field.press_sequentially(text)
+
+
+def stored(page: Any, live_server_url: str, name: str) -> Any:
+    """What the server keeps for setting `name` (the API, in the page's session)."""
+    return page.request.get(f"{live_server_url}/api/settings/").json()[name]
+
+
+@pytest.mark.parametrize(
+    ("typed", "error"),
+    [
+        ("0", "Must be between 1 and 50."),
+        ("100000", "Must be between 1 and 50."),
+        ("1e", "Must be a whole number."),  # "1", then no number at all
+    ],
+)
+def test_a_value_out_of_bounds_does_not_move_the_slider(
+    settings_page: Any, live_server_url: str, typed: str, error: str
+):
+    page = settings_page
+    page.on("dialog", lambda dialog: dialog.accept())  # the reload leaves a refused value
+    number = page.locator("#id_max_iterations")
+    slider = page.locator("#setting-max_iterations .slider")
+    number.fill("22")
+    expect(page.locator("#status-max_iterations")).to_contain_text("Saved")
+    expect(slider).to_have_value("22")
+
+    type_over(number, typed)
+
+    expect(page.locator("#status-max_iterations")).to_contain_text(error)
+    expect(number).to_have_attribute("aria-invalid", "true")
+    expect(slider).to_have_value("22")
+    assert stored(page, live_server_url, "max_iterations") == 22
+    page.reload()
+    expect(number).to_have_value("22")
+    expect(slider).to_have_value("22")
+
+
+def test_the_slider_follows_a_value_within_bounds_again_after_an_error(settings_page: Any):
+    page = settings_page
+    number = page.locator("#id_max_iterations")
+    slider = page.locator("#setting-max_iterations .slider")
+    type_over(number, "500")
+    expect(page.locator("#status-max_iterations")).to_contain_text("Must be between")
+
+    type_over(number, "40")
+
+    expect(slider).to_have_value("40")
+    expect(page.locator("#status-max_iterations")).to_contain_text("Saved")
+    expect(number).not_to_have_attribute("aria-invalid", "true")
+
+
+@pytest.mark.parametrize("leave", ["reload", "close", "link"])
+def test_leaving_with_a_refused_value_asks_first(
+    settings_page: Any, live_server_url: str, leave: str
+):
+    page = settings_page
+    dialogs: list[str] = []
+    number = page.locator("#id_max_iterations")
+    number.fill("22")
+    expect(page.locator("#status-max_iterations")).to_contain_text("Saved")
+    type_over(number, "0")
+    expect(page.locator("#status-max_iterations")).to_contain_text("Must be between")
+
+    if leave == "reload":  # the person chooses to leave: the refused value is dropped
+        page.on("dialog", lambda dialog: (dialogs.append(dialog.type), dialog.accept()))
+        page.reload()
+        expect(number).to_have_value("22")
+    else:  # the person chooses to stay: the value is still there, to correct
+        page.on("dialog", lambda dialog: (dialogs.append(dialog.type), dialog.dismiss()))
+        with page.expect_event("dialog"):
+            if leave == "close":
+                page.close(run_before_unload=True)
+            else:
+                page.click(".brand")
+        expect(page).to_have_url(f"{live_server_url}/settings/")
+        expect(number).to_have_value("0")
+
+    assert dialogs == ["beforeunload"]
+    assert stored(page, live_server_url, "max_iterations") == 22
+
+
+def test_leaving_with_a_value_out_of_bounds_not_yet_sent_asks_first(settings_page: Any):
+    page = settings_page
+    stop_the_clock(page)  # the value waits for its 400 ms: no answer has said it is refused
+    page.on("dialog", lambda dialog: dialog.dismiss())
+
+    type_over(page.locator("#id_token_budget"), "5")
+
+    with page.expect_event("dialog") as warning:
+        page.close(run_before_unload=True)
+    assert warning.value.type == "beforeunload"
+
+
+@pytest.mark.parametrize("leave", ["reload", "close"])
+def test_leaving_asks_nothing_once_a_refused_value_is_corrected(
+    settings_page: Any, live_server_url: str, leave: str
+):
+    page = settings_page
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.type), dialog.accept()))
+    number = page.locator("#id_max_iterations")
+    type_over(number, "0")
+    expect(page.locator("#status-max_iterations")).to_contain_text("Must be between")
+
+    type_over(number, "33")
+    expect(page.locator("#status-max_iterations")).to_contain_text("Saved")
+    if leave == "reload":
+        page.reload()
+        expect(number).to_have_value("33")
+    else:
+        with page.expect_event("close"):
+            page.close(run_before_unload=True)
+
+    assert dialogs == []
+    assert stored(page, live_server_url, "max_iterations") == 33
+
+
 @pytest.fixture(scope="module")
 def models_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A live server whose operator allows three models and lists the default among them."""
@@ -232,18 +352,15 @@ def test_the_model_select_shows_each_model_once_and_in_full(
 def test_screenshots_of_the_settings_page(page: Any, models_server: str, tmp_path: Path):
     sign_up(page, models_server, f"model-user-{next(_users)}")
     page.goto(f"{models_server}/settings/")
-    page.fill("#id_max_iterations", "0")
+    type_over(page.locator("#id_max_iterations"), "100000")  # its error, its slider unmoved
     expect(page.locator("#status-max_iterations")).to_contain_text("Must be between")
 
-    folder = Path(os.environ.get("ORACLE_VAR_DIR", tmp_path)) / "screenshots"
-    folder.mkdir(parents=True, exist_ok=True)
-    for scheme in ("light", "dark"):
-        page.emulate_media(color_scheme=scheme)
-        for device, size in (("desktop", (1280, 900)), ("phone", (390, 844))):
-            page.set_viewport_size({"width": size[0], "height": size[1]})
-            page.wait_for_timeout(100)
-            page.screenshot(path=str(folder / f"settings-{scheme}-{device}.png"), full_page=True)
-            assert page.evaluate("document.documentElement.scrollWidth") <= size[0]
+    for folder, look in each_look(page, tmp_path):
+        page.screenshot(path=str(folder / f"settings-{look}.png"), full_page=True)
+        page.locator("#setting-max_iterations").screenshot(
+            path=str(folder / f"settings-field-error-{look}.png")
+        )
+        assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"]
 
 
 def test_enter_saves_the_field_without_posting_the_whole_form(settings_page: Any):
