@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from agents.model import Message
@@ -17,10 +17,15 @@ Call = tuple[str, str, str]  # id, tool name, JSON arguments
 @dataclass(frozen=True)
 class Step:
     """A tool call made for the current question, with its result once it came (a
-    result that never came counts as a failure)."""
+    result that never came counts as a failure), and the call's JSON arguments."""
 
     name: str
     result: str | None
+    arguments: str = field(default="{}", compare=False)
+
+    def answers(self, call: Call) -> bool:
+        """Whether this step is `call` made already: the same tool with the same arguments."""
+        return self.name == call[1] and _parsed(self.arguments) == _parsed(call[2])
 
     @property
     def failed(self) -> bool:
@@ -36,13 +41,14 @@ def next_call(messages: Sequence[Message], name: str, arguments: dict[str, Any])
 def steps_since_question(messages: Sequence[Message]) -> list[Step]:
     """The tool calls made (and answered) since the latest user message."""
     results: dict[str, str] = {}
-    calls: list[tuple[str, str]] = []
+    calls: list[Call] = []
     for message in messages[_last_user_index(messages) + 1 :]:
         if message["role"] == "tool":
             results[str(message.get("tool_call_id"))] = str(message.get("content") or "")
         for wire in message.get("tool_calls") or ():
-            calls.append((wire["id"], wire["function"]["name"]))
-    return [Step(name, results.get(call_id)) for call_id, name in calls]
+            function = wire["function"]
+            calls.append((wire["id"], function["name"], str(function.get("arguments") or "{}")))
+    return [Step(name, results.get(call_id), arguments) for call_id, name, arguments in calls]
 
 
 def said_before(messages: Sequence[Message], text: str) -> bool:
@@ -57,6 +63,13 @@ def last_user_text(messages: Sequence[Message]) -> str:
     """The latest user message ('' when there is none)."""
     index = _last_user_index(messages)
     return str(messages[index].get("content") or "") if index >= 0 else ""
+
+
+def _parsed(arguments: str) -> Any:
+    try:
+        return json.loads(arguments)
+    except json.JSONDecodeError:
+        return arguments
 
 
 def _last_user_index(messages: Sequence[Message]) -> int:

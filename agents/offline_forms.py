@@ -58,9 +58,9 @@ def all_filler(rest: str, filler: frozenset[str] = FILLER) -> bool:
     return all(token in filler for token in tokens)
 
 
-def whole(pattern: str, text: str) -> re.Match[str] | None:
+def whole(pattern: str, text: str, filler: frozenset[str] = FILLER) -> re.Match[str] | None:
     """The first match of `pattern` that leaves only filler around it."""
     for match in re.finditer(pattern, text):
-        if only_filler(text, match):
+        if only_filler(text, match, filler):
             return match
     return None

@@ -2,15 +2,18 @@
 
 It answers when no model is configured, so Oracle works with no network. It
 really uses the tools: calculator for arithmetic and current_time for the time and
-the date (reading questions with `agents.offline_reading`), and for anything else
+the date (reading questions with `agents.offline_reading`), list_documents to say
+what your documents are about (`agents.offline_summary`), and for anything else
 search_documents and read_document (`agents.offline_documents`), answering with
 short quotes of the passages that share enough of the question's words, and their
-sources (`agents.offline_quotes`). It never summarises or invents: what it cannot
-answer it says so plainly, and how to configure a real model once per conversation
-(`agents.offline_wording`).
+sources (`agents.offline_quotes`). It quotes, never invents: what it cannot answer
+it says so plainly, and how to configure a real model once per conversation
+(`agents.offline_wording`). A greeting it answers like a host, saying what it can
+do here (`agents.offline_greetings`).
 
-Per question it makes at most one search and one read; the response after them
-is the answer. This module decides which, from the conversation
+A message may ask several questions (`agents.offline_questions`): each is answered
+in turn. Per question it makes at most one search and one read; the response after
+them is the answer. This module decides which, from the conversation
 (`agents.offline_conversation`), and streams it.
 """
 
@@ -42,10 +45,14 @@ from agents.offline_documents import READ_TOOL as READ_TOOL
 from agents.offline_documents import SEARCH_LIMIT as SEARCH_LIMIT
 from agents.offline_documents import SEARCH_TOOL as SEARCH_TOOL
 from agents.offline_documents import from_documents
+from agents.offline_greetings import YOU_ARE_WELCOME, greeting, is_greeting, is_thanks
+from agents.offline_questions import MAX_QUESTIONS, questions_in, together
 from agents.offline_quotes import MAX_EXCERPT_CHARS as MAX_EXCERPT_CHARS
 from agents.offline_quotes import MAX_EXCERPTS as MAX_EXCERPTS
 from agents.offline_quotes import MIN_QUOTED_WORDS as MIN_QUOTED_WORDS
 from agents.offline_reading import Intent, Unknown, understand
+from agents.offline_summary import LIST_TOOL as LIST_TOOL
+from agents.offline_summary import asks_for_summary, summarise
 from agents.offline_wording import HOW_TO_CONFIGURE as HOW_TO_CONFIGURE
 from agents.offline_wording import NOTHING_FOUND as NOTHING_FOUND
 from agents.offline_wording import answered, beyond_me, tool_failed, word_result
@@ -79,12 +86,66 @@ class OfflineModel:
 
 
 def _decide(request: ModelRequest) -> tuple[Call | None, str]:
-    """The next step for the latest question: one tool call, or the answer."""
+    """The next step for the latest message: one tool call, or the answer."""
     messages = request.messages
     offered = {tool["function"]["name"] for tool in request.tools or ()}
-    question = last_user_text(messages)
     steps = steps_since_question(messages)
     hint = "" if said_before(messages, HOW_TO_CONFIGURE) else " " + HOW_TO_CONFIGURE
+    questions = questions_in(last_user_text(messages))
+    if len(questions) == 1:
+        return _decide_one(questions[0], steps, offered, messages, hint)
+    return _decide_each(questions, steps, offered, messages, hint)
+
+
+def _decide_each(
+    questions: list[str],
+    steps: list[Step],
+    offered: set[str],
+    messages: Sequence[Message],
+    hint: str,
+) -> tuple[Call | None, str]:
+    """Each question in turn: the steps made so far are handed out in order, each to the
+    question that asked for it, until one needs a call not made yet; then the answers.
+    A call an earlier question made already is not made again (the same call twice is no
+    progress), and a tool no longer offered (the wind-down) counts for the step made."""
+    remaining = list(steps)
+    made: list[Step] = []
+    answers: list[tuple[str, str]] = []
+    needs_hint = False
+    for question in questions[:MAX_QUESTIONS]:
+        own: list[Step] = []
+        while True:
+            can = (offered | {remaining[0].name}) if remaining else offered
+            call, text = _decide_one(question, own, can, messages, "")
+            if call is None:
+                break
+            if (earlier := next((step for step in made if step.answers(call)), None)) is not None:
+                own.append(earlier)
+            elif remaining:
+                own.append(remaining.pop(0))
+                made.append(own[-1])
+            else:
+                return call, ""
+        answers.append((question, text))
+        needs_hint = needs_hint or _decide_one(question, own, can, messages, hint)[1] != text
+    left_out = max(0, len(questions) - MAX_QUESTIONS)
+    return None, together(answers, left_out, hint if needs_hint else "")
+
+
+def _decide_one(
+    question: str,
+    steps: list[Step],
+    offered: set[str],
+    messages: Sequence[Message],
+    hint: str,
+) -> tuple[Call | None, str]:
+    """The next step for one question, given the steps made for it."""
+    if is_greeting(question):
+        return None, greeting(question, offered)
+    if is_thanks(question):
+        return None, YOU_ARE_WELCOME
+    if asks_for_summary(question):
+        return summarise(steps, offered, messages)
     intent = understand(question)
     if isinstance(intent, Unknown):
         return None, answered(intent.text)

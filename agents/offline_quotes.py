@@ -49,15 +49,15 @@ def quote(
     hint: str,
 ) -> str:
     """The answer: a lead sentence, then the best sentences quoted with their sources."""
-    sentences: list[_Sentence] = []
+    kept: list[_Sentence] = []
     for passage in ([around] if around else []) + relevant:
-        for offset, text in _sentences(passage):
+        for offset, text in sentences(passage):
             score = len(shared_terms(terms, text))
             if score == 0 or len(text.split()) < MIN_QUOTED_WORDS:
                 continue
             sentence = _Sentence(text, passage, passage.start + offset, score)
-            if not any(_overlap(sentence, kept) for kept in sentences):
-                sentences.append(sentence)  # the text read comes first: it has whole sentences
+            if not any(_overlap(sentence, earlier) for earlier in kept):
+                kept.append(sentence)  # the text read comes first: it has whole sentences
     best = relevant[0]
 
     def in_best(sentence: _Sentence) -> bool:
@@ -68,7 +68,7 @@ def quote(
     # The best passage's sentences count one word more; on a tie they come first, then
     # those in another passage found, then the ones read around it, each in order.
     ranked = sorted(
-        sentences,
+        kept,
         key=lambda sentence: (
             -sentence.score - in_best(sentence),
             not in_best(sentence),
@@ -79,7 +79,7 @@ def quote(
         return nothing_found(hint)
     # In the best passage, a sentence with half the words of the best sentence is worth
     # quoting; elsewhere only one as good as the best.
-    top = max(sentence.score for sentence in sentences)
+    top = max(sentence.score for sentence in kept)
     nearby = max(1, math.ceil(top / 2))
     chosen = [
         sentence for sentence in ranked if sentence.score >= (nearby if in_best(sentence) else top)
@@ -88,7 +88,7 @@ def quote(
     where = f"*{next(iter(titles))}*" if len(titles) == 1 else "your documents"
     parts = [f"Here is what I found in {where}:"]
     for sentence in chosen:
-        parts.append("> " + _shortened(" ".join(sentence.text.split())))
+        parts.append("> " + shortened(" ".join(sentence.text.split())))
         parts.append(f"— {_source(sentence, hits)}")
     return "\n\n".join(parts)
 
@@ -109,7 +109,7 @@ _BULLET = re.compile(r"^(?:[-*+]|\d+[.)])[ \t]+")
 _ENDS_A_SENTENCE = re.compile(r"[.!?:;][\"')\]*_]*$")
 
 
-def _sentences(passage: Passage) -> list[tuple[int, str]]:
+def sentences(passage: Passage) -> list[tuple[int, str]]:
     """The whole sentences of a passage, with their offsets in it. Lines wrapped inside a
     paragraph are joined; a paragraph or list item ends a sentence; headings and the
     pieces of sentences at a cut edge are left out."""
@@ -134,7 +134,8 @@ def _looks_like_a_heading(line: str) -> bool:
     return len(line.split()) <= 8 and not _ENDS_A_SENTENCE.search(line)
 
 
-def _shortened(text: str) -> str:
+def shortened(text: str) -> str:
+    """`text`, cut at a word to a line or two (MAX_EXCERPT_CHARS) with "…" where cut."""
     if len(text) <= MAX_EXCERPT_CHARS:
         return text
     return text[: MAX_EXCERPT_CHARS - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"

@@ -19,6 +19,8 @@ CALCULATING = (
     "I can do arithmetic (in digits or words, percentages, powers and roots, units of time) "
     "and tell the time and the date"
 )
+# How an answer from a tool is signed as the offline model's.
+SIGNATURE = " (Answered by the offline model.)"
 NOTHING_FOUND = "I found nothing about that in your documents."
 WHAT_I_CAN_DO_WITH_DOCUMENTS = (
     "Offline, I can only quote your documents, do arithmetic and tell the time and the date."
@@ -36,7 +38,7 @@ def word_result(intent: Intent, result: str) -> str:
 
 def answered(text: str) -> str:
     """An answer, signed as the offline model's."""
-    return f"{text} (Answered by the offline model.)"
+    return text + SIGNATURE
 
 
 def tool_failed(result: str) -> str:

@@ -11,7 +11,7 @@ from django.db.models.functions import Length, Substr
 from django.http import Http404
 
 from knowledge import search
-from knowledge.models import Document
+from knowledge.models import Document, Passage
 from knowledge.search import SearchHit
 
 MAX_ID = 2**63 - 1
@@ -31,6 +31,17 @@ class TextSlice:
     length: int
     total_length: int
     text: str
+
+
+@dataclass(frozen=True)
+class DocumentOpening:
+    """One of the user's documents at a glance: its sections and how its text begins."""
+
+    document_id: int
+    title: str
+    total_length: int
+    sections: tuple[str, ...]  # the locations of its passages, in order, none twice
+    opening: str
 
 
 def _visible(user: User) -> Q:
@@ -92,3 +103,35 @@ def read_text(*, user: User, document_id: object, start: int = 0, length: int = 
         raise OutOfRange(f"start {start} is past the end of the text ({row['total']} characters)")
     piece = row["piece"] or ""
     return TextSlice(row["pk"], row["title"], start, len(piece), row["total"], piece)
+
+
+def document_openings(
+    *, user: User, limit: int, opening_length: int, sections: int
+) -> tuple[int, list[DocumentOpening]]:
+    """How many documents the user has (the built-in guide aside), and the newest `limit`
+    of them with at most `sections` of their locations and their first `opening_length`
+    characters."""
+    own = Document.objects.filter(owner=user)
+    rows = list(
+        own.order_by("-created_at", "-id")
+        .annotate(total=Length("text"), opening=Substr("text", 1, opening_length))
+        .values("pk", "title", "total", "opening")[:limit]
+    )
+    located: dict[int, list[str]] = {row["pk"]: [] for row in rows}
+    passages = (
+        Passage.objects.filter(document_id__in=located)
+        .exclude(location="")
+        .order_by("document_id", "ordinal")
+        .values_list("document_id", "location")
+    )
+    for document_id, location in passages:
+        found = located[document_id]
+        if location not in found and len(found) < sections:
+            found.append(location)
+    openings = [
+        DocumentOpening(
+            row["pk"], row["title"], row["total"], tuple(located[row["pk"]]), row["opening"] or ""
+        )
+        for row in rows
+    ]
+    return own.count(), openings

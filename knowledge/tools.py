@@ -1,4 +1,5 @@
-"""The knowledge base as tools for the Oracle: search the user's documents, read one.
+"""The knowledge base as tools for the Oracle: search the user's documents, read one,
+list them.
 
 Both answer JSON. They are sync functions (they query the database), which the
 engine runs in a thread of their own; each gives its thread's connection back when
@@ -21,6 +22,9 @@ from knowledge import selectors
 
 SEARCH_LIMIT_MAX = 10
 READ_LENGTH_MAX = 8000
+LIST_LIMIT_MAX = 20
+OPENING_LENGTH = 600  # of each document listed: enough for a sentence or two
+SECTIONS_LISTED = 12
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -41,7 +45,7 @@ def _own_connection(function: F) -> F:
 
 def document_tools(user_id: int) -> list[Tool]:
     """`search_documents` and `read_document` over what `user_id` may read: their own
-    documents and Oracle's built-in user guide."""
+    documents and Oracle's built-in user guide; `list_documents`, their own."""
     user = User(pk=user_id)  # only its id is used, to scope every query
 
     @_own_connection
@@ -102,7 +106,34 @@ def document_tools(user_id: int) -> list[Tool]:
         }
         return json.dumps(body, ensure_ascii=False)
 
+    @_own_connection
+    def list_documents(limit: int = 10) -> str:
+        """List the user's own documents, newest first (Oracle's user guide is not listed;
+        search_documents searches it too): how many there are, and for each its id, title,
+        total length, the locations (headings) of its sections and the start of its text,
+        to see what each is about. read_document reads any of them on.
+
+        Args:
+            limit: how many documents to list, 1 to 20 (default 10)
+        """
+        limit = min(max(limit, 1), LIST_LIMIT_MAX)
+        total, openings = selectors.document_openings(
+            user=user, limit=limit, opening_length=OPENING_LENGTH, sections=SECTIONS_LISTED
+        )
+        documents = [
+            {
+                "document_id": opening.document_id,
+                "title": opening.title,
+                "total_length": opening.total_length,
+                "sections": list(opening.sections),
+                "opening": opening.opening,
+            }
+            for opening in openings
+        ]
+        return json.dumps({"total": total, "documents": documents}, ensure_ascii=False)
+
     return [
         Tool.from_function(search_documents, name="search_documents"),
         Tool.from_function(read_document, name="read_document"),
+        Tool.from_function(list_documents, name="list_documents"),
     ]

@@ -71,3 +71,23 @@ async def test_another_users_document_is_not_there_for_its_answer(alice: User, b
 
     assert "Barn owls" not in result.final_text
     assert "found nothing" in result.final_text.lower()
+
+
+async def test_it_summarises_the_users_documents_in_their_own_words(alice: User) -> None:
+    await sync_to_async(upload)(alice, "marsh.md", FIELD_GUIDE, title="Marsh field guide")
+
+    result, events = await ask(alice, "Summarise my documents")
+
+    assert [event["name"] for event in events.of_type("tool.call")] == ["list_documents"]
+    answer = result.final_text
+    assert answer.startswith("You have 1 document.")
+    assert "**Marsh field guide** (sections: Herons, Owls)" in answer
+    assert "> Grey herons stand still in shallow water for long minutes" in answer
+    assert "Oracle user guide" not in answer
+
+
+async def test_with_no_documents_it_says_where_to_add_some(alice: User) -> None:
+    result, _ = await ask(alice, "what are my documents about?")
+
+    assert result.final_text.startswith("You have no documents yet.")
+    assert "Documents page" in result.final_text

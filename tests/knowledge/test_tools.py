@@ -1,5 +1,5 @@
-"""The tools the Oracle uses: `search_documents` and `read_document`, with the JSON
-contract the offline model and real models rely on."""
+"""The tools the Oracle uses: `search_documents`, `read_document` and `list_documents`,
+with the JSON contract the offline model and real models rely on."""
 
 from __future__ import annotations
 
@@ -31,10 +31,17 @@ def read(user: User, **arguments: Any) -> Any:
     return json.loads(tools_for(user)["read_document"].function(**arguments))
 
 
+def listing(user: User, **arguments: Any) -> Any:
+    return json.loads(tools_for(user)["list_documents"].function(**arguments))
+
+
 def test_the_tools_describe_themselves_to_the_model(alice: User) -> None:
     tools = tools_for(alice)
 
-    assert list(tools) == ["search_documents", "read_document"]
+    assert list(tools) == ["search_documents", "read_document", "list_documents"]
+    list_schema = tools["list_documents"].schema["function"]
+    assert list_schema["parameters"].get("required", []) == []
+    assert set(list_schema["parameters"]["properties"]) == {"limit"}
     search_schema = tools["search_documents"].schema["function"]
     assert search_schema["parameters"]["required"] == ["query"]
     assert set(search_schema["parameters"]["properties"]) == {"query", "limit"}
@@ -42,7 +49,7 @@ def test_the_tools_describe_themselves_to_the_model(alice: User) -> None:
     assert read_schema["parameters"]["required"] == ["document_id"]
     assert set(read_schema["parameters"]["properties"]) == {"document_id", "start", "length"}
     assert "user guide" in search_schema["description"]
-    for schema in (search_schema, read_schema):
+    for schema in (search_schema, read_schema, list_schema):
         for prop in schema["parameters"]["properties"].values():
             assert prop["description"]
 
@@ -137,6 +144,44 @@ def test_another_users_document_does_not_exist_for_the_tools(alice: User, bob: U
 def test_an_id_that_is_no_document_is_an_error(alice: User, document_id: int) -> None:
     with pytest.raises(ToolError, match=f"no document with id {document_id}"):
         read(alice, document_id=document_id)
+
+
+def test_list_names_the_users_documents_newest_first_with_how_they_begin(
+    alice: User, bob: User
+) -> None:
+    notes = upload(alice, "notes.md", NOTES)
+    recipe = upload(
+        alice, "pancakes.md", "# Pancakes\n\n## Batter\n\nWhisk flour.\n\n## Frying\n\nFry."
+    )
+    upload(bob, "secret.md", "# Secret\n\nThe zebra code is 1234.")
+    stored = Document.objects.get(pk=notes.pk).text
+
+    body = listing(alice)
+
+    assert body["total"] == 2
+    assert [row["document_id"] for row in body["documents"]] == [recipe.pk, notes.pk]
+    first, second = body["documents"]
+    assert set(first) == {"document_id", "title", "total_length", "sections", "opening"}
+    assert first["title"] == "Pancakes"
+    assert first["sections"] == ["Batter", "Frying"]  # under the title, its own heading
+    assert second["opening"] == stored[:600] and second["total_length"] == len(stored)
+    assert "Oracle user guide" not in json.dumps(body)  # the guide is searched, not listed
+
+
+@pytest.mark.parametrize(("asked", "given"), [(0, 1), (2, 2), (50, 20)])
+def test_the_list_limit_is_kept_between_1_and_20_and_all_are_counted(
+    alice: User, asked: int, given: int
+) -> None:
+    for n in range(22):
+        upload(alice, f"z{n}.md", f"# Zebra {n}\n\nZebra number {n} grazes.")
+
+    body = listing(alice, limit=asked)
+
+    assert len(body["documents"]) == given and body["total"] == 22
+
+
+def test_with_no_documents_the_list_is_empty(alice: User) -> None:
+    assert listing(alice) == {"total": 0, "documents": []}
 
 
 @pytest.mark.django_db(transaction=True)
