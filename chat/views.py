@@ -111,6 +111,7 @@ def conversation_page(request: AuthenticatedHttpRequest, conversation_id: str) -
     conversation = selectors.conversation_get(user=request.user, conversation_id=conversation_id)
     active = conversation.runs.filter(status__in=services.ACTIVE).first()
     latest = active or conversation.runs.order_by("-created_at").first()
+    busy = services.busy_state(active)
     return _page(
         request,
         conversation,
@@ -123,7 +124,8 @@ def conversation_page(request: AuthenticatedHttpRequest, conversation_id: str) -
         # (a page only reads): the notice goes once the run's events move past it.
         lost=active if active is not None and active.is_lost(timezone.now()) else None,
         stoppable=_stoppable(active),
-        busy_now=services.busy_state(active),
+        busy_now=busy,
+        busy_note=services.BUSY.get(busy, ""),  # what the composer says before a try
         totals=_totals(conversation),
     )
 
