@@ -6,6 +6,7 @@ on it; `browser` is Playwright's Chromium; `page` is a fresh tab.
 
 from __future__ import annotations
 
+import itertools
 import os
 import sys
 from collections.abc import Iterator
@@ -159,3 +160,25 @@ def each_look(page: Any, tmp_path: Path) -> Iterator[tuple[Path, str]]:
     finally:
         page.emulate_media(color_scheme="light")
         page.set_viewport_size({"width": 1280, "height": 900})
+
+
+_people = itertools.count(1)
+
+
+def person(stack: Any, **settings: Any) -> tuple[str, Any]:
+    """A new user of `stack` (with these settings, through the API): their name, and an
+    API client of theirs."""
+    name = f"reader-{next(_people)}"
+    client = stack.client(stack.create_user(name))
+    if settings:
+        assert client.patch("/api/settings/", json=settings).status_code == 200
+    return name, client
+
+
+def start_conversation(page: Any, stack: Any, name: str, message: str) -> None:
+    """Log `name` in and start a conversation with `message`, as a person would."""
+    log_in(page, stack.url, name)
+    page.click("text=New conversation")
+    page.fill("#composer-input", message)
+    page.press("#composer-input", "Enter")
+    page.wait_for_selector(f".msg-user >> text={message}")

@@ -4,7 +4,6 @@ Enter keeps the text; a reload keeps it; a message the server refuses stays in t
 
 from __future__ import annotations
 
-import itertools
 import re
 from pathlib import Path
 from typing import Any
@@ -13,28 +12,13 @@ import pytest
 from playwright.sync_api import expect
 
 from agents.testing.fake_server import FakeServer
-from tests.browser.conftest import each_look, log_in
+from tests.browser.conftest import each_look
+from tests.browser.conftest import person as _person
+from tests.browser.conftest import start_conversation as _start
 from tests.stack import OracleStack
 
 pytestmark = pytest.mark.browser
-_people = itertools.count(1)
 STORY = [f"Chapter {i}. " for i in range(1, 80)]
-
-
-def _person(stack: OracleStack, **settings: Any) -> tuple[str, Any]:
-    name = f"typist-{next(_people)}"
-    client = stack.client(stack.create_user(name))
-    if settings:
-        assert client.patch("/api/settings/", json=settings).status_code == 200
-    return name, client
-
-
-def _start(page: Any, stack: OracleStack, name: str, message: str) -> None:
-    log_in(page, stack.url, name)
-    page.click("text=New conversation")
-    page.fill("#composer-input", message)
-    page.press("#composer-input", "Enter")
-    expect(page.locator(".msg-user", has_text=message)).to_be_visible()
 
 
 def test_what_is_typed_while_the_oracle_answers_stays_until_it_can_be_sent(

@@ -3,7 +3,6 @@ answer streams, titles, keyboard, and what a reload shows."""
 
 from __future__ import annotations
 
-import itertools
 from pathlib import Path
 from typing import Any
 
@@ -13,10 +12,11 @@ from playwright.sync_api import expect
 from agents.testing.fake_server import FakeServer
 from tests import processes
 from tests.browser.conftest import each_look, log_in
+from tests.browser.conftest import person as _person
+from tests.browser.conftest import start_conversation as _start
 from tests.stack import OracleStack
 
 pytestmark = pytest.mark.browser
-_people = itertools.count(1)
 STORY = [f"Chapter {i}. " for i in range(1, 60)]
 DUPLICATE_IDS = """() => {
   const seen = new Set(), twice = [];
@@ -26,22 +26,6 @@ DUPLICATE_IDS = """() => {
   }
   return twice;
 }"""
-
-
-def _person(stack: OracleStack, **settings: Any) -> tuple[str, Any]:
-    name = f"reader-{next(_people)}"
-    client = stack.client(stack.create_user(name))
-    if settings:
-        assert client.patch("/api/settings/", json=settings).status_code == 200
-    return name, client
-
-
-def _start(page: Any, stack: OracleStack, name: str, message: str) -> None:
-    log_in(page, stack.url, name)
-    page.click("text=New conversation")
-    page.fill("#composer-input", message)
-    page.press("#composer-input", "Enter")
-    page.wait_for_selector(f".msg-user >> text={message}")
 
 
 def test_continue_after_a_reload_shows_the_earlier_run_once(
