@@ -55,7 +55,7 @@ test: $(VENV)/.installed-dev $(CHROMIUM) $(MCP_NPM)
 	@mkdir -p var; \
 	REDIS_URL=redis://127.0.0.1:6379/0 $(BIN)/mypy > var/mypy.log 2>&1 & typing=$$!; \
 	ORACLE_VAR_DIR=$${ORACLE_VAR_DIR:-$(CURDIR)/var/test} $(BIN)/python -m pytest \
-	  -p tests.xdist_env -n $(TEST_WORKERS) --dist worksteal --durations 10; suite=$$?; \
+	  -p tests.xdist_env -n $(TEST_WORKERS) --dist worksteal --durations 10 $(PYTEST_ARGS); suite=$$?; \
 	wait $$typing; typed=$$?; echo "== mypy"; cat var/mypy.log; \
 	test $$suite = 0 && test $$typed = 0
 

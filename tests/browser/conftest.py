@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import os
 import sys
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -81,9 +82,41 @@ def live_server_url(daphne_server: LiveServer) -> str:
     return daphne_server.url
 
 
+class Chromium:
+    """Debian's Chromium driven by Playwright, launched again if it has exited: a crash
+    of the browser itself (seen once, on closing a context) must not fail every test
+    left in the module. Anything else is Playwright's `Browser`."""
+
+    def __init__(self, playwright: Any) -> None:
+        self._playwright = playwright
+        self._browser = self._launch()
+
+    def _launch(self) -> Any:
+        return self._playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+
+    def new_context(self, **options: Any) -> Any:
+        from playwright.sync_api import Error
+
+        try:
+            return self._browser.new_context(**options)
+        except Error as error:
+            if not _closed(error):
+                raise
+        self._browser = self._launch()
+        return self._browser.new_context(**options)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._browser, name)
+
+
+def _closed(error: Exception) -> bool:
+    """Whether Playwright said the browser (or the context) is gone."""
+    return "has been closed" in str(error)
+
+
 @contextmanager
 def launched_chromium() -> Iterator[Any]:
-    """Debian's Chromium driven by Playwright, closed afterwards."""
+    """Debian's Chromium driven by Playwright (`Chromium`), closed afterwards."""
     if not CHROMIUM.exists():
         pytest.fail(
             f"Browser tests need Chromium at {CHROMIUM}: install it with "
@@ -93,9 +126,13 @@ def launched_chromium() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        chromium = Chromium(playwright)
         yield chromium
-        chromium.close()
+        try:
+            chromium.close()
+        except Exception as error:
+            if not _closed(error):
+                raise
 
 
 @pytest.fixture(scope="module")
@@ -107,12 +144,19 @@ def browser() -> Iterator[Any]:
 
 
 @pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
+def page(browser: Chromium) -> Iterator[Any]:
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     context.set_default_timeout(10_000)
     tab = context.new_page()
     yield tab
-    context.close()
+    try:
+        context.close()
+    except Exception as error:
+        if not _closed(error):
+            raise
+        # The browser itself exited while closing a test that had passed: the next test
+        # gets a new one (`Chromium.new_context`).
+        warnings.warn("Chromium exited while closing the test's context", stacklevel=1)
 
 
 @pytest.fixture(scope="session")
