@@ -46,6 +46,9 @@ $(MCP_NPM): tests/mcp/package.json tests/mcp/package-lock.json
 # tests/xdist_env.py gives each its own var folder (embedded Redis, SQLite files) and, on
 # a shared Redis, its own database numbers. `python -m` puts the checkout on sys.path
 # for that plugin, which must load before pytest-django reads the settings.
+# tests/schedule.py orders the suite so each worker's share opens with whole slow modules,
+# shared out by their seconds in tests/durations.json (refresh it from the JUnit report
+# this writes: `python -m tests.schedule var/test-junit.xml`), and ends with quick tests.
 # `make test` checks the layering too (lint-imports: pyproject.toml, ARCHITECTURE.md).
 TEST_WORKERS ?= 3
 test: $(VENV)/.installed-dev $(CHROMIUM) $(MCP_NPM)
@@ -55,7 +58,8 @@ test: $(VENV)/.installed-dev $(CHROMIUM) $(MCP_NPM)
 	@mkdir -p var; \
 	REDIS_URL=redis://127.0.0.1:6379/0 $(BIN)/mypy > var/mypy.log 2>&1 & typing=$$!; \
 	ORACLE_VAR_DIR=$${ORACLE_VAR_DIR:-$(CURDIR)/var/test} $(BIN)/python -m pytest \
-	  -p tests.xdist_env -n $(TEST_WORKERS) --dist worksteal --durations 10 $(PYTEST_ARGS); suite=$$?; \
+	  -p tests.xdist_env -p tests.schedule -n $(TEST_WORKERS) --dist worksteal \
+	  --durations 10 --junitxml=var/test-junit.xml $(PYTEST_ARGS); suite=$$?; \
 	wait $$typing; typed=$$?; echo "== mypy"; cat var/mypy.log; \
 	test $$suite = 0 && test $$typed = 0
 
