@@ -23,8 +23,10 @@ import nh3
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
 from markdown_it import MarkdownIt
+from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from mdit_py_plugins.dollarmath import dollarmath_plugin
+from mdit_py_plugins.dollarmath.index import math_inline_dollar
 from mdit_py_plugins.tasklists import tasklists_plugin
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
@@ -94,6 +96,21 @@ def _display_maths_in_a_line(
     return f'<span class="math display">{escape(tokens[idx].content.strip())}</span>'
 
 
+# The plugin's own inline rule, as `_markdown` sets it up.
+_INLINE_MATHS = math_inline_dollar(allow_space=False, allow_digits=False, allow_double=True)
+
+
+def _inline_maths_outside_code(state: StateInline, silent: bool) -> bool:
+    """Inline maths that holds no backtick: in "$10, or `$HOME`" the dollars belong to a
+    price and a code span, not to a formula between them."""
+    start = state.pos
+    if not _INLINE_MATHS(state, True):  # silent: finds where it ends, makes nothing
+        return False
+    across_code = "`" in state.src[start : state.pos]
+    state.pos = start
+    return not across_code and _INLINE_MATHS(state, silent)
+
+
 @lru_cache(maxsize=1)
 def _markdown() -> MarkdownIt:
     options = {"highlight": _highlight, "linkify": True}  # bare addresses become links
@@ -107,6 +124,7 @@ def _markdown() -> MarkdownIt:
         allow_blank_lines=False,  # as in TeX; and a streamed answer's blocks end at one
         double_inline=True,
     )
+    markdown.inline.ruler.at("math_inline", _inline_maths_outside_code)
     markdown.add_render_rule("math_inline_double", _display_maths_in_a_line)
     markdown.add_render_rule("fence", _fence)
     return markdown

@@ -1,6 +1,8 @@
 """The offline model on what people type: each phrasing with the answer it must give,
 and the ones it must decline rather than guess."""
 
+# ruff: noqa: RUF001 (the signs of typeset maths, times, divided by and minus, are the point)
+
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta

@@ -70,6 +70,7 @@ def test_prices_are_not_maths() -> None:
         "Between $5 and $ 10",
         "Pay $3.50, or $4 with tip",
         "$5-$10",
+        "It costs $10, or set `$PRICE` to what you like",
     ):
         html = render_markdown(text)
 
