@@ -2,7 +2,8 @@
 
 Numbers in digits or words ("one hundred and five"), percentages ("15% of 80", "what
 percent is 30 of 120"), powers and roots, units of time ("how many minutes in a
-day"), and plain expressions with words for their operators ("12 times 3"). Each
+day"), and plain expressions with words or signs for their operators ("12 times 3";
+the signs of typeset maths, times, divided by and minus, read as `*`, `/` and `-`). Each
 reader returns the `Intent` of a calculator call, or None when the question is not
 that form (or has more in it than the form).
 """
@@ -57,8 +58,17 @@ _WORDS_INTO_SYMBOLS = (
     (r"\b(?:mod|modulo)\b", "%"),
 )
 
+# The signs of typeset maths (a phone's keyboard, a copied formula) as a keyboard types
+# them: times, divided by, minus.
+_TYPESET_SIGNS = str.maketrans({"\u00d7": "*", "\u00f7": "/", "\u2212": "-"})
+
 _ARITHMETIC = re.compile(r"[-+(]*\d[\d.\s()+\-*/%^x]*")
 _IS_ARITHMETIC = re.compile(r"\d\s*\)?\s*(\*\*|[-+*/%^])\s*[-(\s]*\d")
+
+
+def typed_signs(text: str) -> str:
+    """The signs of typeset maths as a keyboard types them: '6 \u00d7 7' -> '6 * 7'."""
+    return text.translate(_TYPESET_SIGNS)
 
 
 def numbers_in_words(text: str) -> str:
@@ -206,7 +216,7 @@ def find_arithmetic(text: str) -> str | None:
 
 def _arithmetic_in(text: str) -> tuple[str, str] | None:
     """The longest arithmetic expression in `text`, and the text around it."""
-    lowered = f" {text.lower()} "
+    lowered = f" {typed_signs(text).lower()} "
     for pattern, symbol in _WORDS_INTO_SYMBOLS:
         lowered = re.sub(pattern, symbol, lowered)
     best: tuple[str, str] | None = None

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from agents.offline_arithmetic import arithmetic, percent, root_or_power, time_units
+from agents.offline_arithmetic import arithmetic, percent, root_or_power, time_units, typed_signs
 from agents.offline_arithmetic import find_arithmetic as find_arithmetic
 from agents.offline_arithmetic import numbers_in_words as numbers_in_words
 from agents.offline_forms import Intent as Intent
@@ -38,7 +38,7 @@ _THOUSANDS = re.compile(r"\b\d{1,3}(?:,\d{3})+(?![\d,])")
 
 def understand(question: str) -> Reading | None:
     """What to do about `question` (None: nothing the offline model can do)."""
-    text = numbers_in_words(question.lower())
+    text = numbers_in_words(typed_signs(question).lower())
     text = _THOUSANDS.sub(lambda match: match.group().replace(",", ""), text)
     text = " ".join(re.sub(r"[?!]", " ", text).split()).rstrip(".")
     readers: tuple[Callable[[str], Reading | None], ...] = (

@@ -5,7 +5,10 @@ markdown-it-py's `js-default` preset never passes raw HTML through and refuses
 attributes (no event handlers, no `hx-*`, no `style`), so nothing a model writes
 can run script or drive htmx. Code blocks are highlighted with Pygments; bare web
 addresses become links (linkify-it-py), task lists disabled checkboxes (mdit-py-plugins),
-and links open in a new tab.
+and links open in a new tab. Maths between dollars (`$x^2$` inline, `$$...$$` display)
+is marked as escaped TeX in `.math` elements that KaTeX typesets in the page
+(static/js/maths.js); a dollar next to a space or a digit does not open or close it, so
+prices ("$5 and $10") stay text.
 """
 
 from __future__ import annotations
@@ -20,7 +23,10 @@ import nh3
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
 from markdown_it import MarkdownIt
+from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+from mdit_py_plugins.dollarmath.index import math_inline_dollar
 from mdit_py_plugins.tasklists import tasklists_plugin
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
@@ -83,11 +89,43 @@ def _fence(renderer: Any, tokens: Sequence[Token], idx: int, options: Any, env: 
     return f'<div class="code-block">{head}{code}</div>'
 
 
+def _display_maths_in_a_line(
+    _renderer: Any, tokens: Sequence[Token], idx: int, _options: Any, _env: Any
+) -> str:
+    """`$$...$$` inside a sentence: display maths in a span, so its paragraph stays whole."""
+    return f'<span class="math display">{escape(tokens[idx].content.strip())}</span>'
+
+
+# The plugin's own inline rule, as `_markdown` sets it up.
+_INLINE_MATHS = math_inline_dollar(allow_space=False, allow_digits=False, allow_double=True)
+
+
+def _inline_maths_outside_code(state: StateInline, silent: bool) -> bool:
+    """Inline maths that holds no backtick: in "$10, or `$HOME`" the dollars belong to a
+    price and a code span, not to a formula between them."""
+    start = state.pos
+    if not _INLINE_MATHS(state, True):  # silent: finds where it ends, makes nothing
+        return False
+    across_code = "`" in state.src[start : state.pos]
+    state.pos = start
+    return not across_code and _INLINE_MATHS(state, silent)
+
+
 @lru_cache(maxsize=1)
 def _markdown() -> MarkdownIt:
     options = {"highlight": _highlight, "linkify": True}  # bare addresses become links
     markdown = MarkdownIt("js-default", options).enable(["table", "linkify"])
     markdown.use(tasklists_plugin)
+    markdown.use(
+        dollarmath_plugin,
+        allow_labels=False,  # no ids or anchors of the model's making
+        allow_space=False,  # "$5 and $10": a space inside either dollar, so no maths
+        allow_digits=False,  # "$5-$10": a digit after the closing dollar, so no maths
+        allow_blank_lines=False,  # as in TeX; and a streamed answer's blocks end at one
+        double_inline=True,
+    )
+    markdown.inline.ruler.at("math_inline", _inline_maths_outside_code)
+    markdown.add_render_rule("math_inline_double", _display_maths_in_a_line)
     markdown.add_render_rule("fence", _fence)
     return markdown
 

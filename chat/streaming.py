@@ -4,8 +4,8 @@ The text so far is split into *finished blocks* (everything before the last blan
 line outside a code fence: they render the same whatever comes next) and the
 *growing block* after them. A finished block is rendered once and put before the
 growing one. The growing block is rendered again when a piece of text could change
-its shape (a newline, `*`, a backtick, `[`...); a piece of plain words in the middle
-of a line of plain words cannot, so it is only added, escaped, at the end of the
+its shape (a newline, `*`, a backtick, `[`, a dollar...); a piece of plain words in the
+middle of a line of plain words cannot, so it is only added, escaped, at the end of the
 innermost block element holding the text (`<p>`, `<li>`, a heading). Most pieces are plain
 words: they cost their own bytes, not the block's. Everything is rendered by
 `render_markdown`, sanitised exactly as the final answer, which replaces it all.
@@ -21,8 +21,8 @@ from django.utils.html import escape
 from chat.rendering import render_markdown
 
 # Characters a piece of text must not hold to be added without rendering again:
-# emphasis, code, links, HTML and entities, escapes, tables, headings' closing #s.
-_SHAPING = frozenset("*_`[]<>&#|\\~\n\r\t")
+# emphasis, code, links, HTML and entities, escapes, tables, headings' closing #s, maths.
+_SHAPING = frozenset("*_`[]<>&#|\\~$\n\r\t")
 # The closing tags a rendering ends with, block elements only: text added at the end
 # goes inside the innermost of them.
 _BLOCK_END = re.compile(r"((?:</(?:p|li|h[1-6]|blockquote|ul|ol|code|pre|div)>\s*)+)$")

@@ -2,7 +2,9 @@
 //   ?              the help (when not typing)
 //   Ctrl/⌘+Shift+O a new conversation (browsers let a page take it, unlike Ctrl+N)
 //   /              the composer (when not typing); Shift+Esc: the composer from anywhere
-// Esc (stop the run) is chat.js's; Esc while the help or a menu is open closes only that.
+// Esc (stop the run) is chat.js's; Esc while the help or a menu is open closes only that;
+// any other Esc in a text field leaves it, so that ? and / work again: on a chat page the
+// composer has the focus from the start.
 (function () {
   "use strict";
 
@@ -44,6 +46,14 @@
       event.preventDefault();
     }
   }, true);
+
+  // Bubbling on window, after everything on the document: an Esc that stopped a run,
+  // cancelled an edit or closed a menu was taken (default prevented, or propagation
+  // stopped) before it comes here.
+  window.addEventListener("keydown", function (event) {
+    if (event.key !== "Escape" || event.defaultPrevented || event.shiftKey || event.isComposing) return;
+    if (typing(event.target) && event.target.isConnected) event.target.blur();
+  });
 
   document.addEventListener("keydown", function (event) {
     if (event.defaultPrevented || event.altKey || event.isComposing) return;

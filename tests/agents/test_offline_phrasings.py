@@ -1,6 +1,8 @@
 """The offline model on what people type: each phrasing with the answer it must give,
 and the ones it must decline rather than guess."""
 
+# ruff: noqa: RUF001 (the signs of typeset maths, times, divided by and minus, are the point)
+
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
@@ -85,6 +87,25 @@ async def test_it_answers_what_people_type(question: str, expected: str) -> None
     text, calls = await answer(question)
     assert expected in text
     assert len(calls) == 1
+
+
+# The signs a phone's keyboard or a copied formula gives: times, divided by, minus.
+TYPESET = [
+    ("what is 6 × 7", "6 * 7 = 42."),
+    ("84 ÷ 4", "84 / 4 = 21."),
+    ("10 − 4", "10 - 4 = 6."),
+    ("(2 + 3) × 4 − 1", "(2 + 3) * 4 - 1 = 19."),
+    ("3×4÷2", "3*4/2 = 6."),
+    ("what is 50% of −20", "50% of -20 is -10."),
+    ("what is −8 squared", "(-8) ** 2 = 64."),
+]
+
+
+@pytest.mark.parametrize(("question", "expected"), TYPESET)
+async def test_it_reads_times_divided_by_and_minus_as_typeset(question: str, expected: str) -> None:
+    text, calls = await answer(question)
+    assert expected in text
+    assert calls == ["calculator"]
 
 
 @pytest.mark.parametrize(

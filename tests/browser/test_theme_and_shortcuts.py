@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import expect
 
 from agents.testing.fake_server import FakeServer
-from tests.browser.conftest import log_in
+from tests.browser.conftest import each_look, log_in
 from tests.stack import OracleStack
 
 pytestmark = pytest.mark.browser
@@ -406,6 +406,32 @@ def test_keyboard_shortcuts_are_listed_under_question_mark_and_work(
 
     page.keyboard.press("Control+Shift+O")  # even while typing
     page.wait_for_url(f"{stack.url}/")
+
+
+def test_on_a_fresh_chat_page_escape_leaves_the_composer_and_question_mark_shows_the_help(
+    reader: Any, stack: OracleStack, tmp_path: Path
+) -> None:
+    page, composer = reader, reader.locator("#composer-input")
+    help_dialog = page.locator("dialog#shortcuts-help")
+    expect(composer).to_be_focused()  # the page opens ready to write
+    page.keyboard.type("Draft?")
+    expect(help_dialog).to_be_hidden()
+
+    page.keyboard.press("Escape")  # no answer being written: out of the composer
+    expect(composer).not_to_be_focused()
+    expect(composer).to_have_value("Draft?")  # what was typed stays
+    page.keyboard.press("?")
+    expect(help_dialog).to_be_visible()
+    escape = help_dialog.locator("xpath=.//dt[normalize-space(.)='Esc']/following-sibling::dd[1]")
+    expect(escape).to_contain_text("leave the message box")
+    for folder, look in each_look(page, tmp_path):
+        page.screenshot(path=str(folder / f"shortcuts-help-{look}.png"))
+
+    page.keyboard.press("Escape")  # closes the help only
+    expect(help_dialog).to_be_hidden()
+    page.keyboard.press("/")  # and back to writing
+    expect(composer).to_be_focused()
+    expect(composer).to_have_value("Draft?")
 
 
 # --- accessibility ------------------------------------------------------------------------

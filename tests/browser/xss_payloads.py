@@ -7,7 +7,9 @@ same without quotes (for unquoted attributes), `@PM@` posts it to the top window
 frames of another origin), `@URL@` is a path the test watches for (`/xss-x001`: any
 request to it means markup the page should not have made was live), and `@B64@`,
 `@ENTJS@`, `@HEXJS@`, `@PCTJS@` are `@PM@`/`@JS@` base64-, entity- and
-percent-encoded. `@ID@` is the id itself.
+percent-encoded. `@ID@` is the id itself. A "maths" payload is TeX between dollars, which
+the page typesets with KaTeX: it would run (a link to click, a request) were KaTeX
+trusted with links, URLs and HTML.
 """
 
 # ruff: noqa: E501 (a payload is kept whole on its line)
@@ -229,6 +231,17 @@ TEMPLATES: tuple[tuple[str, str], ...] = (
     ("polyglot", "jaVasCript:/*-/*`/*\\`/*'/*\"/**/(/* */oNcliCk=@QJS@ )//%0D%0A%0d%0a//</stYle/</titLe/</teXtarEa/</scRipt/--!>\\x3csVg/<sVg/oNloAd=@QJS@//>\\x3e"),
     ("polyglot", "'\"--></style></script><script>@JS@</script>"),
     ("polyglot", "\"'><img src=x onerror=@QJS@ \u2028\u2029>"),
+    # --- maths: TeX that KaTeX typesets in the page, never trusted with links, HTML or URLs --
+    ("maths", "$\\href{javascript:@JS@}{click}$"),
+    ("maths", "$$\n\\href{javascript:@JS@}{click}\n$$"),
+    ("maths", "So $$\\url{javascript:@JS@}$$ inline"),
+    ("maths", "$\\includegraphics[height=1em]{@URL@}$"),
+    ("maths", "$\\htmlStyle{background:url(@URL@)}{styled}\\htmlData{hx-get=@URL@, hx-trigger=load}{htmx}$"),
+    ("maths", "$\\def\\x{\\href{javascript:@JS@}{click}}\\x$"),
+    ("maths", "$<img src=x onerror=@QJS@>$ and $\\text{<img src=x onerror=@QJS@>}$"),
+    ("maths", "$x$<img src=x onerror=@QJS@>$y$"),
+    ("maths", "$$\n</div><img src=x onerror=@QJS@>\n$$"),
+    ("maths", "`$`<img src=x onerror=@QJS@>`$` $\\href{javascript:@JS@}{click}$"),
 )
 # fmt: on
 

@@ -16,7 +16,7 @@ PIECES = [
     "Hello", " world", " ", "  ", "and", " more", ".", ",", "!", "?", "1", "2.", " 3)",
     "\n", "\n\n", "- ", "* ", "1. ", "# ", "## ", "> ", "**", "*", "_", "`", "```", "```python\n",
     "[link](http://example.com)", "<b>", "&amp;", "|", " | ", "---", "===", "\\", "~~",
-    "    ", "x = 1", "café", "'quoted'", '"double"',
+    "    ", "x = 1", "café", "'quoted'", '"double"', "$", "$$", "$x^2$", "x^2", "$5",
 ]  # fmt: skip
 
 
@@ -44,6 +44,7 @@ def looks(text: str) -> str:
 @example(["- ", "\n\n", "- ", "\n\n"])  # one list, its items apart: not two lists
 @example(["para\n", "- a\n\n", "  more\n\n", "- b"])
 @example(["\t", "Hello", "\n\n", "\t", "Hello", "\n\n"])  # one indented code block
+@example(["Area", " $x", " y$", " and", " more"])  # maths closed by a piece of words
 def test_every_moment_shows_what_the_text_so_far_renders_to(pieces: list[str]) -> None:
     answer = StreamingAnswer("a1")
     settled, tail = answer.start(pieces[0])
