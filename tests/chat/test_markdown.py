@@ -4,7 +4,7 @@ still through the sanitiser."""
 
 from __future__ import annotations
 
-from chat.rendering import render_markdown
+from markup.markdown import render_markdown
 
 
 def test_a_bare_web_address_is_a_link_that_opens_in_a_new_tab() -> None:

@@ -1,0 +1,1 @@
+"""Text made into safe HTML for every app that shows it: Markdown (`markdown`)."""
