@@ -11,8 +11,8 @@ from typing import Any
 from django.utils.safestring import SafeString
 
 from chat.fragments import oob
+from chat.partials import render_partial
 from chat.subagent_panel import subagent_context
-from markup.markdown import render_partial
 
 
 def tool_step_context(
