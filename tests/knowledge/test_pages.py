@@ -4,6 +4,7 @@ JavaScript, deletion, and other users' documents answering 404."""
 from __future__ import annotations
 
 import pytest
+from bs4 import BeautifulSoup
 from django.contrib.auth.models import User
 from django.test import Client
 
@@ -87,6 +88,76 @@ def test_a_document_page_shows_its_text_by_passage(alice_client: Client, alice: 
 
     assert "The savanna &amp; &lt;grass&gt;." in page
     assert 'href="#passage-0">Habitat</a>' in page
+    assert 'id="passage-0"' in page  # where that link goes
+
+
+MARKDOWN = """# Zebra notes
+
+## Habitat
+
+The **savanna** is _wide_, see [the atlas](https://example.com/atlas).
+
+- grass
+- acacia
+
+```python
+stripes = 2
+```
+
+| animal | legs |
+| --- | --- |
+| zebra | 4 |
+
+## Diet
+
+Grass, mostly.
+"""
+
+
+def test_a_markdown_document_page_renders_its_markdown(alice_client: Client, alice: User) -> None:
+    document = upload(alice, "notes.md", MARKDOWN)
+
+    page = alice_client.get(f"/documents/{document.pk}/").content.decode()
+
+    assert "<strong>savanna</strong> is <em>wide</em>" in page
+    assert ">the atlas</a>" in page and 'href="https://example.com/atlas"' in page
+    assert "<li>grass</li>" in page and "<li>acacia</li>" in page
+    assert '<span class="code-lang">python</span>' in page
+    assert '<span class="n">stripes</span>' in page  # highlighted
+    assert "<td>zebra</td>" in page
+    assert "<h2>" in page and "**savanna**" not in page and "```" not in page
+    # The contents still lead to each section.
+    assert 'href="#passage-0">Habitat</a>' in page and 'href="#passage-1">Diet</a>' in page
+    assert page.index('id="passage-0"') < page.index("savanna") < page.index('id="passage-1"')
+
+
+def test_a_plain_text_document_stays_plain(alice_client: Client, alice: User) -> None:
+    document = upload(alice, "notes.txt", "**Not bold** and <b>no tag</b>.\n\n- a line\n- another")
+
+    page = alice_client.get(f"/documents/{document.pk}/").content.decode()
+
+    assert "**Not bold** and &lt;b&gt;no tag&lt;/b&gt;." in page
+    assert "- a line\n- another" in page  # its lines kept as they are
+    assert "<strong>" not in page and "<li>" not in page
+
+
+def test_a_hostile_markdown_document_renders_inert(alice_client: Client, alice: User) -> None:
+    hostile = (
+        "# Trap\n\n<script>alert(1)</script>\n\n[click](javascript:alert(2))\n\n"
+        '<img src=x onerror=alert(3)>\n\n![x](x"onerror="alert(4))\n\n'
+        '[ok](https://example.com "a\\" onmouseover=\\"alert(5)")\n'
+    )
+    document = upload(alice, "trap.md", hostile)
+
+    page = alice_client.get(f"/documents/{document.pk}/").content.decode()
+    text = BeautifulSoup(page, "html.parser").select_one(".document-text")
+
+    assert text is not None and "<script>alert(1)</script>" in text.get_text()
+    assert not text.find_all(["script", "img", "iframe", "object", "embed"])
+    attributes = [(name, value) for tag in text.find_all(True) for name, value in tag.attrs.items()]
+    assert not [name for name, _ in attributes if name.startswith("on")]
+    assert not [value for name, value in attributes if "javascript" in str(value).lower()]
+    assert text.find("a", href="https://example.com") is not None  # the safe link stays
 
 
 def test_delete_with_htmx_answers_the_new_list(alice_client: Client, alice: User) -> None:
