@@ -60,11 +60,14 @@ def document_list(request: AuthenticatedHttpRequest) -> HttpResponse:
 
 @require_GET
 def document_page(request: AuthenticatedHttpRequest, document_id: str) -> HttpResponse:
-    """A document's text, rendered, with its contents (its sections) beside it."""
+    """A document's text, rendered, with its contents (its sections) beside it; the span
+    `?start=&length=` point at (a citation's) highlighted. A span that is not one is
+    ignored: the page shows the document unmarked."""
     document = selectors.document_get(user=request.user, document_id=document_id)
     sections = reading.section_openings(document.passages.only("ordinal", "start", "location"))
-    body = reading.document_html(document, sections)
-    context = {"document": document, "sections": sections, "body": body}
+    cited = reading.cited_span(request.GET, len(document.text))
+    shown = reading.document_html(document, sections, cited)
+    context = {"document": document, "sections": sections, "shown": shown}
     return render(request, "knowledge/document.html", context)
 
 

@@ -635,8 +635,36 @@ def test_documents_keep_every_payload_inert(watched: tuple[Any, Detector], site:
     )
     pages["the corpus as HTML"] = site.url(f"/documents/{site.html_document}/")
     pages["the corpus as plain text"] = site.url(f"/documents/{site.text_document}/")
+    pages.update(_cited_corpus_pages(site))
     pages["the list alone"] = site.url("/documents/list/")
     detector.check_pages(page.context, pages)
+
+
+# Where a citation's highlight begins inside the corpus: just before what would make a
+# payload live if a mark broke it open (its mark goes into the text right there).
+CITED_AT = ["<script", "javascript:", "onerror=", '"><', "](", "<svg", "hx-", "{{"]
+
+
+def _cited_corpus_pages(site: Site) -> dict[str, str]:
+    """The corpus documents highlighted whole (every payload inside the marks), and the
+    Markdown corpus highlighted from inside payloads: a citation's page, as it opens."""
+    corpus = _corpus_markdown()
+    whole = {"start": "0", "length": str(len(corpus))}
+    pages = {
+        f"the corpus {kind}, highlighted whole": site.url(f"/documents/{pk}/", **whole)
+        for kind, pk in [
+            ("rendered", site.corpus_document),
+            ("as plain text", site.text_document),
+            ("as HTML", site.html_document),
+        ]
+    }
+    for piece in CITED_AT:
+        start = corpus.index(piece)
+        where = {"start": str(start), "length": "400"}
+        pages[f"the corpus highlighted from {piece!r}"] = site.url(
+            f"/documents/{site.corpus_document}/", **where
+        )
+    return pages
 
 
 # --- settings and API tokens --------------------------------------------------------------

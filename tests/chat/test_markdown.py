@@ -43,3 +43,12 @@ def test_a_link_to_script_is_still_no_link() -> None:
 
     assert 'href="javascript' not in html
     assert '<a href="http://www.example.com"' in html
+
+
+def test_a_citation_to_a_passage_stays_a_link_that_opens_in_a_new_tab() -> None:
+    html = render_markdown("— [*Zebra notes*, Sleep](/documents/3/?start=40&length=75#passage)")
+
+    assert (
+        '<a href="/documents/3/?start=40&amp;length=75#passage" target="_blank" '
+        'rel="noopener noreferrer nofollow"><em>Zebra notes</em>, Sleep</a>'
+    ) in html
