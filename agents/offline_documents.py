@@ -22,9 +22,15 @@ READ_LENGTH = 1200
 
 
 def from_documents(
-    question: str, steps: list[Step], offered: set[str], messages: Sequence[Message], hint: str
+    question: str,
+    steps: list[Step],
+    offered: set[str],
+    messages: Sequence[Message],
+    hint: str,
+    passage_link: str | None = None,
 ) -> tuple[Call | None, str]:
-    """Search once, read around the best relevant passage once, then quote."""
+    """Search once, read around the best relevant passage once, then quote (each source a
+    link to the sentence quoted when there is a `passage_link` pattern)."""
     words = content_words(question)
     search = next((step for step in steps if step.name == SEARCH_TOOL), None)
     if search is None:
@@ -50,7 +56,7 @@ def from_documents(
         }
         return next_call(messages, READ_TOOL, arguments), ""
     around = _read_passage(read, hits) if read is not None else None
-    return None, quote(terms, relevant, around, hits, hint)
+    return None, quote(terms, relevant, around, hits, hint, passage_link)
 
 
 def _search_hits(step: Step) -> list[Passage] | None:

@@ -61,7 +61,12 @@ OFFLINE_MODEL_NAME = "oracle/offline"
 
 
 class OfflineModel:
-    """Deterministic stand-in for a real model (named `oracle/offline`)."""
+    """Deterministic stand-in for a real model (named `oracle/offline`). Given the app's
+    pattern for a passage's address (`passage_link`, see `agents.citations`), each quote's
+    source is a link to the sentence in its document."""
+
+    def __init__(self, *, passage_link: str | None = None) -> None:
+        self._passage_link = passage_link
 
     @property
     def name(self) -> str:
@@ -74,7 +79,7 @@ class OfflineModel:
         return 0.0
 
     async def stream(self, request: ModelRequest) -> AsyncGenerator[StreamPart, None]:
-        call, text = _decide(request)
+        call, text = _decide(request, self._passage_link)
         if call is not None:
             yield ToolCallPart(*call)
         for chunk in _chunks(text):
@@ -85,7 +90,7 @@ class OfflineModel:
         yield FinishPart("tool_calls" if call is not None else "stop")
 
 
-def _decide(request: ModelRequest) -> tuple[Call | None, str]:
+def _decide(request: ModelRequest, link: str | None) -> tuple[Call | None, str]:
     """The next step for the latest message: one tool call, or the answer."""
     messages = request.messages
     offered = {tool["function"]["name"] for tool in request.tools or ()}
@@ -93,8 +98,8 @@ def _decide(request: ModelRequest) -> tuple[Call | None, str]:
     hint = "" if said_before(messages, HOW_TO_CONFIGURE) else " " + HOW_TO_CONFIGURE
     questions = questions_in(last_user_text(messages))
     if len(questions) == 1:
-        return _decide_one(questions[0], steps, offered, messages, hint)
-    return _decide_each(questions, steps, offered, messages, hint)
+        return _decide_one(questions[0], steps, offered, messages, hint, link)
+    return _decide_each(questions, steps, offered, messages, hint, link)
 
 
 def _decide_each(
@@ -103,6 +108,7 @@ def _decide_each(
     offered: set[str],
     messages: Sequence[Message],
     hint: str,
+    link: str | None,
 ) -> tuple[Call | None, str]:
     """Each question in turn: the steps made so far are handed out in order, each to the
     question that asked for it, until one needs a call not made yet; then the answers.
@@ -116,7 +122,7 @@ def _decide_each(
         own: list[Step] = []
         while True:
             can = (offered | {remaining[0].name}) if remaining else offered
-            call, text = _decide_one(question, own, can, messages, "")
+            call, text = _decide_one(question, own, can, messages, "", link)
             if call is None:
                 break
             if (earlier := next((step for step in made if step.answers(call)), None)) is not None:
@@ -127,7 +133,7 @@ def _decide_each(
             else:
                 return call, ""
         answers.append((question, text))
-        needs_hint = needs_hint or _decide_one(question, own, can, messages, hint)[1] != text
+        needs_hint = needs_hint or _decide_one(question, own, can, messages, hint, link)[1] != text
     left_out = max(0, len(questions) - MAX_QUESTIONS)
     return None, together(answers, left_out, hint if needs_hint else "")
 
@@ -138,8 +144,10 @@ def _decide_one(
     offered: set[str],
     messages: Sequence[Message],
     hint: str,
+    link: str | None,
 ) -> tuple[Call | None, str]:
-    """The next step for one question, given the steps made for it."""
+    """The next step for one question, given the steps made for it (`link`: the pattern
+    of a passage's address, for the sources of quotes)."""
     if is_greeting(question):
         return None, greeting(question, offered)
     if is_thanks(question):
@@ -156,7 +164,7 @@ def _decide_one(
         if intent.tool in offered:
             return next_call(messages, intent.tool, intent.arguments), ""
         return None, beyond_me(hint)
-    return from_documents(question, steps, offered, messages, hint)
+    return from_documents(question, steps, offered, messages, hint, link)
 
 
 def _answer_from_tool(intent: Intent, step: Step) -> str:

@@ -2,7 +2,9 @@
 
 It quotes whole sentences that share the question's words, the best passage's
 first, at most a few and none twice, each shortened to a line or two and followed
-by its source: the document's title and, where the search said, its section.
+by its source: the document's title and, where the search said, its section; given
+the app's pattern for a passage's address, a link to the sentence quoted
+(`agents.citations`).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import math
 import re
 from dataclasses import dataclass
 
+from agents.citations import citation
 from agents.offline_terms import shared_terms
 from agents.offline_wording import nothing_found
 
@@ -47,8 +50,10 @@ def quote(
     around: Passage | None,
     hits: list[Passage],
     hint: str,
+    passage_link: str | None = None,
 ) -> str:
-    """The answer: a lead sentence, then the best sentences quoted with their sources."""
+    """The answer: a lead sentence, then the best sentences quoted with their sources,
+    each a link made with `passage_link` (see `agents.citations`) when there is one."""
     kept: list[_Sentence] = []
     for passage in ([around] if around else []) + relevant:
         for offset, text in sentences(passage):
@@ -89,7 +94,7 @@ def quote(
     parts = [f"Here is what I found in {where}:"]
     for sentence in chosen:
         parts.append("> " + shortened(" ".join(sentence.text.split())))
-        parts.append(f"— {_source(sentence, hits)}")
+        parts.append(f"— {_source(sentence, hits, passage_link)}")
     return "\n\n".join(parts)
 
 
@@ -120,8 +125,9 @@ def sentences(passage: Passage) -> list[tuple[int, str]]:
             continue
         for sentence in _SENTENCE.finditer(block.group()):
             text = _BULLET.sub("", sentence.group().strip())
-            if text:
-                offset = block.start() + sentence.start() + sentence.group().index(text[0])
+            if text:  # it ends where the sentence does, spaces aside
+                end = sentence.start() + len(sentence.group().rstrip())
+                offset = block.start() + end - len(text)
                 found.append((offset, text))
     if found and passage.cut_before and not re.match(r"[\W\dA-Z]", found[0][1]):
         found.pop(0)
@@ -141,10 +147,17 @@ def shortened(text: str) -> str:
     return text[: MAX_EXCERPT_CHARS - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
 
 
-def _source(sentence: _Sentence, hits: list[Passage]) -> str:
-    """'*Title*, Location', or the title alone when the location is not known."""
-    location = _location(sentence, hits)
-    return f"*{sentence.passage.title}*" + (f", {location}" if location else "")
+def _source(sentence: _Sentence, hits: list[Passage], link: str | None) -> str:
+    """'*Title*, Location', or the title alone when the location is not known; a link to
+    the sentence in its document when there is a `link` pattern."""
+    return citation(
+        title=sentence.passage.title,
+        location=_location(sentence, hits),
+        document_id=sentence.passage.document_id,
+        start=sentence.offset,
+        length=len(sentence.text),
+        link=link,
+    )
 
 
 def _location(sentence: _Sentence, hits: list[Passage]) -> str | None:

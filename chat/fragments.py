@@ -23,7 +23,8 @@ from agents.model import ModelProblem
 from agents.state import Metric
 from chat.gauges import figure
 from chat.models import resumes
-from chat.rendering import reason_badge, render_markdown, render_partial
+from chat.partials import reason_badge, render_partial
+from markup.markdown import render_markdown
 
 
 def usage_text(counters: dict[str, Any]) -> str:

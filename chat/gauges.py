@@ -10,7 +10,7 @@ from django.utils.safestring import SafeString
 
 from agents import wording
 from agents.state import Metric
-from chat.rendering import render_partial
+from chat.partials import render_partial
 
 _METRICS = {metric.value for metric in Metric}
 _GAUGE_METRICS = {"cost_usd": Metric.COST, "elapsed_s": Metric.TIME}

@@ -26,10 +26,11 @@ from chat.fragments import (
     typing,
 )
 from chat.gauges import STREAMED_TOKENS_STEP, gauge, gauge_counters, gauge_rows
-from chat.rendering import render_markdown, render_partial
+from chat.partials import render_partial
 from chat.streaming import StreamingAnswer
 from chat.subagent_panel import subagent_panel
 from chat.tool_steps import tool_progress, tool_status, tool_step
+from markup.markdown import render_markdown
 from runs import subagents
 
 # Whether the Oracle works unseen after each kind of event (the typing indicator).

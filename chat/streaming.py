@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from django.utils.html import escape
 
-from chat.rendering import render_markdown
+from markup.markdown import render_markdown
 
 # Characters a piece of text must not hold to be added without rendering again:
 # emphasis, code, links, HTML and entities, escapes, tables, headings' closing #s, maths.

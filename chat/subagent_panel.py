@@ -10,7 +10,7 @@ from django.utils.safestring import SafeString
 
 from agents.events import EventType
 from chat.gauges import gauge_counters, gauge_rows
-from chat.rendering import reason_badge, render_partial
+from chat.partials import reason_badge, render_partial
 from runs import subagents
 
 

@@ -11,7 +11,7 @@ from typing import Any
 from django.utils.safestring import SafeString
 
 from chat.fragments import oob
-from chat.rendering import render_partial
+from chat.partials import render_partial
 from chat.subagent_panel import subagent_context
 
 

@@ -57,6 +57,11 @@ class Document(models.Model):
         """Shipped with Oracle (the user guide): shown to everyone, deleted by no one."""
         return self.owner_id is None
 
+    @property
+    def is_markdown(self) -> bool:
+        """Its text is Markdown, shown rendered; any other format's is shown as it is."""
+        return self.format == DocumentFormat.MARKDOWN
+
 
 class Passage(models.Model):
     """A span of a document's text, the unit that search finds."""

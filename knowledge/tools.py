@@ -17,8 +17,10 @@ from django.contrib.auth.models import User
 from django.db import connection, connections
 from django.http import Http404
 
+from agents.citations import citation
 from agents.tools import Tool, ToolError
 from knowledge import selectors
+from knowledge.citations import PASSAGE_LINK
 
 SEARCH_LIMIT_MAX = 10
 READ_LENGTH_MAX = 8000
@@ -53,7 +55,9 @@ def document_tools(user_id: int) -> list[Tool]:
         """Search the user's documents and Oracle's user guide for the passages that best
         answer a question, best first. Each result gives the document's id and title, the
         location (heading) of the passage, its start and length in the document's text,
-        and the passage; read_document reads more around it.
+        the passage, and `cite`: a Markdown link that opens the passage on its document's
+        page. When your answer uses a passage, cite it with its `cite` link, as it is
+        given. read_document reads more around a passage.
 
         Args:
             query: what to look for, in plain words; a whole question works
@@ -71,6 +75,14 @@ def document_tools(user_id: int) -> list[Tool]:
                 "start": hit.start,
                 "length": hit.length,
                 "text": hit.text,
+                "cite": citation(
+                    title=hit.title,
+                    location=hit.location,
+                    document_id=hit.document_id,
+                    start=hit.start,
+                    length=hit.length,
+                    link=PASSAGE_LINK,
+                ),
             }
             for hit in hits
         ]

@@ -13,7 +13,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.http import AuthenticatedHttpRequest
-from knowledge import selectors, services
+from knowledge import reading, selectors, services
 from knowledge.extraction import ACCEPTED, DocumentError, megabytes
 
 
@@ -60,9 +60,15 @@ def document_list(request: AuthenticatedHttpRequest) -> HttpResponse:
 
 @require_GET
 def document_page(request: AuthenticatedHttpRequest, document_id: str) -> HttpResponse:
+    """A document's text, rendered, with its contents (its sections) beside it; the span
+    `?start=&length=` point at (a citation's) highlighted. A span that is not one is
+    ignored: the page shows the document unmarked."""
     document = selectors.document_get(user=request.user, document_id=document_id)
-    passages = document.passages.all()  # in order; together they hold all of the text
-    return render(request, "knowledge/document.html", {"document": document, "passages": passages})
+    sections = reading.section_openings(document.passages.only("ordinal", "start", "location"))
+    cited = reading.cited_span(request.GET, len(document.text))
+    shown = reading.document_html(document, sections, cited)
+    context = {"document": document, "sections": sections, "shown": shown}
+    return render(request, "knowledge/document.html", context)
 
 
 @require_POST

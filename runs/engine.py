@@ -18,6 +18,7 @@ from agents.offline_model import OFFLINE_MODEL_NAME, OfflineModel
 from agents.run.deps import RunDeps
 from agents.tools import ToolRegistry
 from chat.models import Conversation
+from knowledge.citations import PASSAGE_LINK
 
 
 def model_name_for(conversation: Conversation, *, user_choice: str) -> str:
@@ -31,7 +32,7 @@ def model_for(name: str, *, read_pause: Callable[[], float] | None = None) -> Mo
     when `name` is empty or names it. Callers pass the user's choice, else the server's;
     a run passes its journal's `read_pause` (see `LiteLLMModel`)."""
     if not name or name == OFFLINE_MODEL_NAME:
-        return OfflineModel()
+        return OfflineModel(passage_link=PASSAGE_LINK)  # its sources link to the passages
     # Imported here: LiteLLM takes seconds to import and the offline model needs none of it.
     from agents.litellm_model import LiteLLMModel
 

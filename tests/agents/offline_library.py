@@ -185,10 +185,11 @@ async def ask(
     read: bool = True,
     listing: bool = True,
     history: list[Message] | None = None,
+    passage_link: str | None = None,
     **config: Any,
 ) -> Asked:
     deps = RunDeps(
-        model=OfflineModel(),
+        model=OfflineModel(passage_link=passage_link),
         tree=create_tree("default", AgentConfig.from_raw(config)),
         tools=library.tools(read=read, listing=listing),
     )

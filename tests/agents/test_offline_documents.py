@@ -38,6 +38,18 @@ async def test_it_quotes_the_passage_that_answers_with_its_source() -> None:
     assert asked.result.state.total.iterations == 3  # search, read, answer: no loop
 
 
+async def test_given_a_link_pattern_each_source_opens_the_sentence_in_its_document() -> None:
+    link = "/documents/{document_id}/?start={start}&length={length}#passage"
+
+    asked = await ask("How do I change the iteration limit?", Library(), passage_link=link)
+
+    guide = "".join(text for _, text in CORPUS[12][1])
+    start = guide.index(ANSWER)
+    cited = f"/documents/12/?start={start}&length={len(ANSWER)}#passage"
+    assert f"> {ANSWER}\n\n— [*Oracle user guide*, Settings {ARROW} Limits]({cited})" in asked.text
+    assert asked.text.count("](/documents/12/?start=") == len(asked.quotes)
+
+
 async def test_it_quotes_at_most_three_excerpts_from_the_passage_found() -> None:
     asked = await ask("What about the limit?", Library())
 

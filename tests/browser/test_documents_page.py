@@ -92,3 +92,64 @@ def test_upload_with_progress_then_delete(documents_page: Any, tmp_path: Path) -
     expect(page.locator(".document-row")).to_have_count(2)
     page.reload()
     expect(page.locator(".document-row", has_text="zebra-report")).to_have_count(0)
+
+
+FIELD_GUIDE = """# Zebra field guide
+
+Notes from the **savanna**, kept as _Markdown_.
+
+## Habitat
+
+> Where the grass is, the zebras are.
+
+- open grassland
+- light woodland
+
+| animal | legs | stripes |
+| --- | --- | --- |
+| zebra | 4 | yes |
+| quagga | 4 | half |
+
+## Counting
+
+```python
+def count(herd):
+    return sum(1 for zebra in herd if zebra.stripes)
+```
+
+Count twice, at dawn and at dusk, and keep the larger `count`.
+"""
+
+
+def test_a_markdown_document_reads_rendered(documents_page: Any, tmp_path: Path) -> None:
+    page = documents_page
+    drop(page, "field-guide.md", FIELD_GUIDE)
+    page.locator(".document-title a", has_text="Zebra field guide").click()
+
+    text = page.locator(".document-text")
+    expect(text.locator("strong")).to_have_text("savanna")
+    expect(text.locator("h2")).to_have_text(["Habitat", "Counting"])
+    expect(text.locator("blockquote")).to_contain_text("Where the grass is")
+    expect(text.locator("td")).to_have_count(6)
+    expect(text.locator(".code-lang")).to_have_text("python")
+    expect(text.locator("pre .k").first).to_have_text("def")  # highlighted as in the chat
+    expect(text).not_to_contain_text("**")
+
+    page.locator(".documents-nav a", has_text="Counting").click()
+    expect(text.locator("h2", has_text="Counting")).to_be_in_viewport()
+    for folder, look in each_look(page, tmp_path):
+        page.screenshot(path=str(folder / f"document-markdown-{look}.png"), full_page=True)
+        assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"]
+
+
+def test_a_text_document_reads_as_it_was_written(documents_page: Any, tmp_path: Path) -> None:
+    page = documents_page
+    drop(page, "log.txt", "FIELD LOG\n\n**Day 1**  zebras: 12\n    - at the river\n", "text/plain")
+    page.locator(".document-title a", has_text="log").click()
+
+    text = page.locator(".document-text")
+    expect(text).to_contain_text("**Day 1**  zebras: 12")  # no Markdown read into it
+    assert text.evaluate("node => getComputedStyle(node).whiteSpace") == "pre-wrap"
+    expect(text.locator("strong, li")).to_have_count(0)
+    for folder, look in each_look(page, tmp_path):
+        page.screenshot(path=str(folder / f"document-text-{look}.png"))

@@ -237,6 +237,7 @@ class Site:
     login: dict[str, Any]
     corpus_document: int
     html_document: int
+    text_document: int  # the Markdown corpus uploaded as plain text
     stuck_conversation: str
     stuck_run: str
     titled: list[str]  # the conversations titled with TITLE_GROUPS, in their order
@@ -332,6 +333,7 @@ def site(stack: OracleStack, fake_provider: FakeServer, browser: Any) -> Iterato
     assert client.patch("/api/settings/", json=limits).status_code == 200
     corpus = _upload(client, "corpus.md", _corpus_markdown(), "text/markdown")
     html = _upload(client, "corpus.html", _corpus_html(), "text/html")
+    text = _upload(client, "corpus.txt", _corpus_markdown(), "text/plain")
 
     # A run stopped for no progress, stuck on a tool named after every payload: the
     # dashboard shows that name as the pattern.
@@ -355,7 +357,7 @@ def site(stack: OracleStack, fake_provider: FakeServer, browser: Any) -> Iterato
     log_in(context.new_page(), stack.url, STAFF)
     login = context.storage_state()
     context.close()
-    yield Site(stack, client, login, corpus, html, stuck, run["id"], titled)
+    yield Site(stack, client, login, corpus, html, text, stuck, run["id"], titled)
     client.close()
 
 
@@ -596,7 +598,8 @@ DROP = """(names) => {
 
 def test_documents_keep_every_payload_inert(watched: tuple[Any, Detector], site: Site) -> None:
     """Titles (of Markdown and of HTML), file names, text and headings of documents: the
-    list, what the upload says, each document's page and the list alone (htmx's part)."""
+    list, what the upload says, each document's page (Markdown rendered, HTML's and plain
+    text's kept as text) and the list alone (htmx's part)."""
     page, detector = watched
     page.goto(site.url("/documents/"))
     files = [
@@ -627,10 +630,41 @@ def test_documents_keep_every_payload_inert(watched: tuple[Any, Detector], site:
         f"the document titled with group {n}": links[" ".join(one_line(group).strip("*_`").split())]
         for n, group in enumerate(TITLE_GROUPS[:TITLE_PAGES])
     }
-    pages["the corpus document"] = site.url(f"/documents/{site.corpus_document}/")
+    pages["the corpus document, its Markdown rendered"] = site.url(
+        f"/documents/{site.corpus_document}/"
+    )
     pages["the corpus as HTML"] = site.url(f"/documents/{site.html_document}/")
+    pages["the corpus as plain text"] = site.url(f"/documents/{site.text_document}/")
+    pages.update(_cited_corpus_pages(site))
     pages["the list alone"] = site.url("/documents/list/")
     detector.check_pages(page.context, pages)
+
+
+# Where a citation's highlight begins inside the corpus: just before what would make a
+# payload live if a mark broke it open (its mark goes into the text right there).
+CITED_AT = ["<script", "javascript:", "onerror=", '"><', "](", "<svg", "hx-", "{{"]
+
+
+def _cited_corpus_pages(site: Site) -> dict[str, str]:
+    """The corpus documents highlighted whole (every payload inside the marks), and the
+    Markdown corpus highlighted from inside payloads: a citation's page, as it opens."""
+    corpus = _corpus_markdown()
+    whole = {"start": "0", "length": str(len(corpus))}
+    pages = {
+        f"the corpus {kind}, highlighted whole": site.url(f"/documents/{pk}/", **whole)
+        for kind, pk in [
+            ("rendered", site.corpus_document),
+            ("as plain text", site.text_document),
+            ("as HTML", site.html_document),
+        ]
+    }
+    for piece in CITED_AT:
+        start = corpus.index(piece)
+        where = {"start": str(start), "length": "400"}
+        pages[f"the corpus highlighted from {piece!r}"] = site.url(
+            f"/documents/{site.corpus_document}/", **where
+        )
+    return pages
 
 
 # --- settings and API tokens --------------------------------------------------------------

@@ -4,7 +4,7 @@ still through the sanitiser."""
 
 from __future__ import annotations
 
-from chat.rendering import render_markdown
+from markup.markdown import render_markdown
 
 
 def test_a_bare_web_address_is_a_link_that_opens_in_a_new_tab() -> None:
@@ -102,3 +102,12 @@ def test_maths_is_text_to_the_sanitiser() -> None:
     assert '<span class="math inline">a&lt;b&gt;&lt;img src=x onerror=alert(1)&gt;</span>' in html
     assert '<span class="math inline">\\href{javascript:alert(1)}{x}</span>' in html
     assert html.count('<div class="math block">') == 1
+
+
+def test_a_citation_to_a_passage_stays_a_link_that_opens_in_a_new_tab() -> None:
+    html = render_markdown("— [*Zebra notes*, Sleep](/documents/3/?start=40&length=75#passage)")
+
+    assert (
+        '<a href="/documents/3/?start=40&amp;length=75#passage" target="_blank" '
+        'rel="noopener noreferrer nofollow"><em>Zebra notes</em>, Sleep</a>'
+    ) in html

@@ -9,8 +9,8 @@ import re
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from chat.rendering import render_markdown
 from chat.streaming import _BLOCK_END, StreamingAnswer, Swap
+from markup.markdown import render_markdown
 
 PIECES = [
     "Hello", " world", " ", "  ", "and", " more", ".", ",", "!", "?", "1", "2.", " 3)",

@@ -9,9 +9,9 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from chat.models import Message, Role, Run, RunStatus
-from chat.rendering import render_markdown
 from chat.run_view import RunView
 from chat.services import conversation_create
+from markup.markdown import render_markdown
 
 PAYLOADS = [
     "<script>alert('x')</script>",

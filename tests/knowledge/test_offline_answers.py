@@ -3,9 +3,13 @@ tools a run gets (`runs.tools.run_tools`), the database's search, quoted sources
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from asgiref.sync import sync_to_async
 from django.contrib.auth.models import User
+from django.test import Client
+from knowledge.citations import PASSAGE_LINK
 
 from agents.config import AgentConfig
 from agents.events import EventCollector
@@ -31,9 +35,11 @@ of a vole to their ears. They swallow small prey whole.
 """
 
 
-async def ask(user: User, question: str) -> tuple[RunResult, EventCollector]:
+async def ask(
+    user: User, question: str, *, passage_link: str | None = None
+) -> tuple[RunResult, EventCollector]:
     deps = RunDeps(
-        model=OfflineModel(),
+        model=OfflineModel(passage_link=passage_link),
         tree=create_tree("default", AgentConfig()),
         tools=await sync_to_async(run_tools)(user_id=user.pk),
     )
@@ -54,6 +60,22 @@ async def test_it_answers_from_an_uploaded_document_with_the_passage_quoted(
     answer = result.final_text
     assert "> Barn owls hunt at night by sound alone" in answer
     assert "— *Marsh field guide*, Owls" in answer
+
+
+async def test_its_citation_opens_the_document_at_the_sentence_it_quoted(
+    alice: User, client: Client
+) -> None:
+    await sync_to_async(upload)(alice, "marsh.md", FIELD_GUIDE, title="Marsh field guide")
+
+    result, _ = await ask(alice, "How do barn owls hunt?", passage_link=PASSAGE_LINK)
+
+    sentence = FIELD_GUIDE[FIELD_GUIDE.index("Barn owls") : FIELD_GUIDE.index("ears.") + 5]
+    link = re.search(r"— \[\*Marsh field guide\*, Owls\]\((/documents/[^)]+)\)", result.final_text)
+    assert link is not None, result.final_text
+    await sync_to_async(client.force_login)(alice)
+    page = (await sync_to_async(client.get)(link.group(1))).content.decode()
+    marked = "".join(re.findall(r'<mark class="cited"[^>]*>([^<]*)</mark>', page))
+    assert marked == sentence
 
 
 async def test_it_answers_a_question_about_the_app_from_the_built_in_guide(alice: User) -> None:

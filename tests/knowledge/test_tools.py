@@ -4,14 +4,17 @@ with the JSON contract the offline model and real models rely on."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
+from bs4 import BeautifulSoup
 from django.contrib.auth.models import User
 
 from agents.tools import Tool, ToolError, ToolRegistry
 from knowledge.models import Document
 from knowledge.tools import document_tools
+from markup.markdown import render_markdown
 from tests.knowledge.conftest import under, upload
 
 pytestmark = pytest.mark.django_db
@@ -62,12 +65,32 @@ def test_search_answers_ranked_passages_with_where_they_are(alice: User) -> None
     assert body["query"] == "When do zebras graze?"
     assert len(body["results"]) == 2
     first = body["results"][0]
-    assert set(first) == {"document_id", "title", "location", "start", "length", "text"}
+    assert set(first) == {"document_id", "title", "location", "start", "length", "text", "cite"}
     assert first["document_id"] == document.pk
     assert first["title"] == "Field notes"
     assert first["location"] == "Zebras"
     stored = Document.objects.get(pk=document.pk).text
     assert stored[first["start"] : first["start"] + first["length"]] == first["text"]
+
+
+def test_each_result_carries_a_link_that_cites_its_passage(alice: User, client: Any) -> None:
+    document = upload(alice, "notes.md", NOTES, title="Field [notes]")
+
+    first = search(alice, query="When do zebras graze?")["results"][0]
+
+    link = f"/documents/{document.pk}/?start={first['start']}&length={first['length']}#passage"
+    assert first["cite"] == f"[*Field \\[notes\\]*, Zebras]({link})"
+    client.force_login(alice)
+    page = client.get(link.removesuffix("#passage")).content.decode()
+    marked = "".join(re.findall(r'<mark class="cited"[^>]*>([^<]*)</mark>', page)).split()
+    words = BeautifulSoup(render_markdown(first["text"]), "html.parser").get_text().split()
+    assert "".join(marked) == "".join(words)  # the passage as the page renders it, all of it
+
+
+def test_the_search_tool_asks_the_model_to_cite_with_the_link(alice: User) -> None:
+    description = tools_for(alice)["search_documents"].schema["function"]["description"]
+
+    assert "cite" in description and "link" in description
 
 
 def test_search_finds_the_guide_for_every_user(alice: User) -> None:

@@ -20,8 +20,6 @@ from html import escape
 from typing import Any
 
 import nh3
-from django.template.loader import render_to_string
-from django.utils.safestring import SafeString, mark_safe
 from markdown_it import MarkdownIt
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
@@ -32,9 +30,6 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
-
-from agents.state import TerminationReason
-from agents.wording import reason_label
 
 _TAGS = {
     "p", "br", "hr", "strong", "em", "del", "s", "code", "pre", "blockquote",
@@ -144,23 +139,3 @@ def render_markdown(text: str) -> str:
     )
     # A box whose type the filter dropped is no box: gone with what was left of it.
     return _STRAY_INPUT.sub("", clean)
-
-
-def render_partial(template: str, **context: Any) -> SafeString:
-    """A partial of templates/chat/, as one line of HTML (safe: the template escaped it).
-
-    Partials compose by `{% include %}`, which keeps every character of a file: those
-    that are included end without a newline and keep their comments inside tags, so
-    that an include shows what this shows."""
-    return mark_safe(render_to_string(f"chat/{template}", context).strip())
-
-
-def reason_badge(reason: str, metric: str | None = None) -> dict[str, str] | None:
-    """The badge that names why a run (or a subagent) ended (`_reason_badge.html`):
-    none for one that completed. Tool calls asked for on the last call an iteration
-    limit allowed (`metric` "iterations") are named after that limit."""
-    if not reason or reason == TerminationReason.COMPLETED:
-        return None
-    if reason == TerminationReason.TOOL_BUDGET_VIOLATION and metric == "iterations":
-        return {"reason": reason, "label": reason_label(TerminationReason.MAX_ITERATIONS)}
-    return {"reason": reason, "label": reason_label(reason)}
