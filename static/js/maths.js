@@ -1,4 +1,4 @@
-// Maths in what the Oracle and its users write. The server marks it (chat/rendering.py):
+// Maths in what the Oracle and its users write. The server marks it (markup/markdown.py):
 // `.math.inline` for `$...$`, `.math.block` and `.math.display` for `$$...$$`, each
 // holding its TeX as text; KaTeX typesets it here, when the page loads and whenever
 // htmx puts new content in (a streamed answer's pieces, the final answer, a new turn).

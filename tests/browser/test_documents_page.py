@@ -117,7 +117,8 @@ def count(herd):
     return sum(1 for zebra in herd if zebra.stripes)
 ```
 
-Count twice, at dawn and at dusk, and keep the larger `count`.
+Count twice, at dawn and at dusk, and keep the larger `count`: a herd of $n$ zebras
+shows $2n$ flanks.
 """
 
 
@@ -134,6 +135,7 @@ def test_a_markdown_document_reads_rendered(documents_page: Any, tmp_path: Path)
     expect(text.locator(".code-lang")).to_have_text("python")
     expect(text.locator("pre .k").first).to_have_text("def")  # highlighted as in the chat
     expect(text).not_to_contain_text("**")
+    expect(text.locator(".math .katex")).to_have_count(2)  # typeset, as in the chat
 
     page.locator(".documents-nav a", has_text="Counting").click()
     expect(text.locator("h2", has_text="Counting")).to_be_in_viewport()
