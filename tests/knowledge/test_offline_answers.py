@@ -9,13 +9,13 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.contrib.auth.models import User
 from django.test import Client
-from knowledge.citations import PASSAGE_LINK
 
 from agents.config import AgentConfig
 from agents.events import EventCollector
 from agents.loop import RunDeps, RunResult, start_run
 from agents.offline_model import OfflineModel
 from agents.tree import create_tree
+from knowledge.citations import PASSAGE_LINK
 from runs.tools import run_tools
 from tests.knowledge.conftest import upload
 
