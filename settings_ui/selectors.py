@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import sys
 from typing import Any
 
 from django.db.models import QuerySet
@@ -17,6 +18,12 @@ def model_choices() -> list[tuple[str, str]]:
     """(value, label) of every model a user may pick, each once; "" is the server default."""
     others = [(model, model) for model in allowed_models() if model_option(model)]
     return [("", server_default_label()), *others]
+
+
+def prices_loaded() -> bool:
+    """Whether this process has LiteLLM's price list in memory (its import takes about 3 s
+    of CPU, which a page should not wait for)."""
+    return "agents.litellm_model" in sys.modules
 
 
 @functools.lru_cache(maxsize=64)

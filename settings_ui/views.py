@@ -8,7 +8,7 @@ from django.contrib import messages
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.http import AuthenticatedHttpRequest
 from accounts.services import api_token_create, api_token_revoke
@@ -39,9 +39,13 @@ def _price_notice(config: AgentConfig) -> str:
 def _page(
     request: AuthenticatedHttpRequest, form: AgentConfigForm, *, status: int = 200, **extra: Any
 ) -> HttpResponse:
+    # The first page after a start does not wait for LiteLLM's price list: the notice
+    # follows from `price_notice`, which loads it beside the request thread.
+    later = bool(effective_model(form.config)) and not selectors.prices_loaded()
     context = {
         "form": form,
-        "price_notice": _price_notice(form.config),
+        "price_notice": "" if later else _price_notice(form.config),
+        "price_notice_later": later,
         "limit_action_sentences": LIMIT_ACTION_SENTENCES,
         "current_action": form.config.limit_action.value,
         "default_model": server_default_model(),
@@ -89,6 +93,14 @@ def setting_save(request: AuthenticatedHttpRequest, name: str) -> HttpResponse:
         "price_notice": _price_notice(saved) if saved and name == "model" else None,
     }
     return render(request, "settings_ui/_status.html", context, status=200 if saved else 400)
+
+
+@require_GET
+def price_notice(request: AuthenticatedHttpRequest) -> HttpResponse:
+    """The page's price notice, for a page drawn before this process had loaded LiteLLM's
+    price list: loaded here, in this request's thread, while others are served."""
+    notice = _price_notice(agent_config_for(user=request.user))
+    return render(request, "settings_ui/_price_notice.html", {"price_notice": notice})
 
 
 @require_POST

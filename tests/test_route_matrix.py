@@ -94,6 +94,7 @@ ROUTES: dict[str, Route] = {
     "settings": Route(("GET", "POST")),
     "settings-field": Route(("POST",), example="max_iterations"),
     "settings-reset": Route(("POST",)),
+    "settings-price-notice": Route(("GET",)),
     "settings-token-create": Route(("POST",)),
     "settings-token-revoke": Route(("POST",), owned="token"),
     "api-settings": Route(("GET", "PATCH")),

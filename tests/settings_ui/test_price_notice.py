@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from django.test import Client
 
 
@@ -35,3 +37,26 @@ def test_a_priced_model_has_no_notice_and_an_unpriced_one_has(
 
     response = alice_client.post("/settings/fields/model/", {"model": "openai/gpt-4o-mini"})
     assert "hidden" in notice(response.content.decode())
+
+
+def test_a_page_drawn_before_the_price_list_is_loaded_fetches_its_notice_after(
+    alice_client: Client, two_models: list[str], monkeypatch
+):
+    """The first Settings page after a start does not wait the seconds LiteLLM takes to
+    load: the notice comes in after, from its own address."""
+    alice_client.post("/settings/fields/model/", {"model": "ollama/llama3"})
+    monkeypatch.delitem(sys.modules, "agents.litellm_model")  # as in a process just started
+
+    html = alice_client.get("/settings/").content.decode()
+
+    assert "agents.litellm_model" not in sys.modules  # the page did not load it
+    assert 'hx-get="/settings/price-notice/"' in notice(html) and "hidden" in notice(html)
+    later = alice_client.get("/settings/price-notice/").content.decode()
+    assert "ollama/llama3 has no price in LiteLLM" in notice(later)
+    assert "hx-get" not in later and "hidden" not in notice(later)
+
+
+def test_the_notice_on_its_own_is_hidden_for_a_priced_model(
+    alice_client: Client, two_models: list[str]
+):
+    assert "hidden" in notice(alice_client.get("/settings/price-notice/").content.decode())
