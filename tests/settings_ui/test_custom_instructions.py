@@ -137,6 +137,9 @@ def test_the_database_refuses_instructions_too_long(alice: User):
 def test_reset_clears_them(alice: User, alice_client: Client):
     patch(alice_client, {"custom_instructions": INSTRUCTIONS})
 
+    page = alice_client.get("/settings/").content.decode()
+    assert "your custom instructions are cleared" in page  # Reset says so before
+
     alice_client.post("/settings/reset/")
 
     assert stored(alice)["custom_instructions"] == ""
