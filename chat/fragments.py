@@ -93,9 +93,11 @@ def announce(text: str) -> str:
 
 
 def user_message_context(message: Any, switch: dict[str, int] | None = None) -> dict[str, Any]:
-    """A message the user sent (a `Message`), with Edit and its versions' switch."""
+    """A message the user sent (a `Message`), with the documents it attached, Edit and
+    its versions' switch."""
     body = mark_safe(render_markdown(message.content))  # sanitised by render_markdown
-    return {"message": message, "body": body, "switch": switch}
+    attached = message.metadata.get("documents") or []
+    return {"message": message, "body": body, "switch": switch, "attached": attached}
 
 
 def new_turn(message: Any, run_id: str) -> SafeString:
