@@ -26,7 +26,8 @@ from agents.config_parsing import validate_config as validate_config
 
 @dataclass(frozen=True)
 class AgentConfig:
-    """The limits one run works under. Build it with `from_raw` to get validation."""
+    """The limits one run works under, and the user's instructions for it. Build it with
+    `from_raw` to get validation."""
 
     model: str = ""
     max_iterations: int = 15
@@ -43,6 +44,7 @@ class AgentConfig:
     max_extensions: int = 1
     no_progress_repeats: int = 3
     max_consecutive_tool_errors: int = 3
+    custom_instructions: str = ""  # the user's, added to every run's system prompt
 
     @classmethod
     def from_raw(

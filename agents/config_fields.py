@@ -20,12 +20,17 @@ class LimitAction(StrEnum):
     WARN = "warn"
 
 
-FieldKind = Literal["str", "int", "float", "bool", "choice"]
+# The longest custom instructions a user may give (characters): room for a page of
+# guidance, little next to any model's context.
+MAX_INSTRUCTIONS_LENGTH = 4_000
+
+FieldKind = Literal["str", "text", "int", "float", "bool", "choice"]
 
 
 @dataclass(frozen=True)
 class FieldSpec:
-    """One AgentConfig field: its type, default, bounds and help text."""
+    """One AgentConfig field: its type, default, bounds and help text. A number's bounds
+    are `min` and `max`; a text's `max` is the most characters it may have."""
 
     name: str
     kind: FieldKind
@@ -170,6 +175,15 @@ FIELDS: tuple[FieldSpec, ...] = (
         "Tool errors in a row that end the run.",
         min=1,
         max=10,
+    ),
+    FieldSpec(
+        "custom_instructions",
+        "text",
+        "",
+        "Custom instructions",
+        "Sent to the model with every run, after the Oracle's own instructions: how to "
+        "answer, what to keep in mind about you. Empty means none.",
+        max=MAX_INSTRUCTIONS_LENGTH,
     ),
 )
 

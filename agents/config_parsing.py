@@ -16,6 +16,9 @@ from agents.config_fields import FIELDS_BY_NAME, FieldSpec, LimitAction
 ConfigErrors = dict[str, list[str]]
 
 _WHOLE_NUMBER = re.compile(r"[+-]?[0-9]+")
+# Control characters other than tab and new line, and lone surrogates (JSON can send
+# them): a database may refuse them (PostgreSQL refuses NUL), and no one types them.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\ud800-\udfff]")
 _DECIMAL_NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 
 
@@ -53,6 +56,8 @@ def parse_values(
 
 
 def _parse_value(spec: FieldSpec, value: object, allowed_models: Sequence[str] | None) -> Any:
+    if spec.kind == "text":
+        return _parse_text(spec, value)
     if spec.kind == "str":
         text = "" if value is None else str(value).strip()
         if text and allowed_models is not None and text not in allowed_models:
@@ -72,6 +77,22 @@ def _parse_value(spec: FieldSpec, value: object, allowed_models: Sequence[str] |
     if not spec.min <= number <= spec.max:
         raise ValueError(f"Must be between {_show(spec, spec.min)} and {_show(spec, spec.max)}.")
     return number
+
+
+def _parse_text(spec: FieldSpec, value: object) -> str:
+    """Free text: blank is none; line ends as "\n" (a form posts "\r\n"), so the length
+    counted is the one the page shows."""
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise ValueError("Must be text.")
+    text = value.replace("\r\n", "\n").replace("\r", "\n").strip()
+    if _CONTROL.search(text):
+        raise ValueError("Must be plain text, without control characters.")
+    assert spec.max is not None
+    if len(text) > spec.max:
+        raise ValueError(f"Must be at most {int(spec.max):,} characters (this is {len(text):,}).")
+    return text
 
 
 def _parse_bool(value: object) -> bool:

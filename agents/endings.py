@@ -24,6 +24,7 @@ def ending_events(
     failure_class: FailureClass | None,
     notice: str | None = None,
     failure: ProviderFailure | None = None,
+    instructions: str = "",
 ) -> list[Event]:
     """The closing events of a run, without their `seq`. `notice` replaces the usual
     System message (the web side explains a lost worker in its own words).
@@ -31,7 +32,8 @@ def ending_events(
     A run the model could not answer carries the kind of failure as `problem`, for the
     page to offer what can help; the provider's own words go with the notice as `detail`,
     kept for staff and never shown in the chat. A run ended at a daily spending cap has
-    the problem `spending_cap`: Continue cannot help until the cap renews."""
+    the problem `spending_cap`: Continue cannot help until the cap renews. A run that
+    worked under the user's custom instructions says which (`instructions`)."""
     problem = failure.kind.value if failure else None
     if problem is None and wording.at_spending_cap(hit):
         problem = SPENDING_CAP
@@ -62,6 +64,7 @@ def ending_events(
             **({"metric": hit.metric} if hit else {}),  # the limit it ended at, if one
             **counters,
             "final_text": final_text,
+            **({"instructions": instructions} if instructions else {}),
         }
     )
     return events

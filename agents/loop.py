@@ -18,6 +18,7 @@ from agents import wording
 from agents.cancel import CancelToken
 from agents.events import APPROVAL as APPROVAL
 from agents.events import EventSink, EventType, discard_events
+from agents.instructions import apply_instructions
 from agents.model import Message
 from agents.run.context import CheckpointSink as CheckpointSink
 from agents.run.context import RunContext
@@ -197,7 +198,9 @@ async def stop_paused_run(
 
 async def _drive(run: RunContext, *, resume_tools: bool = False) -> RunResult:
     """Run the steps until the tree stops or pauses the run, or a call waits for approval;
-    with `resume_tools`, first the tools of a step saved before they answered."""
+    with `resume_tools`, first the tools of a step saved before they answered. The system
+    prompt carries the user's instructions as the settings have them now."""
+    apply_instructions(run.state.messages, run.tree.get_config().custom_instructions)
     try:
         if resume_tools and (calls := unanswered_calls(run.state.messages)):
             # The worker was lost while these ran: run them again (a tool may

@@ -1,11 +1,13 @@
 """How the offline model answers from your documents: it searches once with the
-question's content words, reads around the best relevant passage once, then quotes.
+question's content words, reads around the best relevant passage once, then quotes;
+the passages of documents attached to the message first.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from agents.model import Message
 from agents.offline_conversation import Call, Step, next_call
@@ -16,9 +18,21 @@ from agents.offline_wording import beyond_me, nothing_found, search_failed
 SEARCH_TOOL = "search_documents"
 READ_TOOL = "read_document"
 SEARCH_LIMIT = 5
+# With documents attached, more passages: theirs may rank below others'.
+ATTACHED_SEARCH_LIMIT = 10
 # Read from a little before the best passage, enough to hold it and its neighbours.
 READ_BEFORE = 200
 READ_LENGTH = 1200
+
+
+@dataclass(frozen=True)
+class Sources:
+    """Where answers come from: the pattern of a passage's address (`link`, for each
+    quote's source; see `agents.citations`), and the documents attached to the message
+    (`attached`, their ids), whose passages are quoted before any other's."""
+
+    link: str | None = None
+    attached: tuple[int, ...] = ()
 
 
 def from_documents(
@@ -27,15 +41,17 @@ def from_documents(
     offered: set[str],
     messages: Sequence[Message],
     hint: str,
-    passage_link: str | None = None,
+    sources: Sources = Sources(),
 ) -> tuple[Call | None, str]:
     """Search once, read around the best relevant passage once, then quote (each source a
-    link to the sentence quoted when there is a `passage_link` pattern)."""
+    link to the sentence quoted when there is a `link` pattern). With documents attached,
+    the search looks further, and their passages are the answer when any is relevant."""
     words = content_words(question)
     search = next((step for step in steps if step.name == SEARCH_TOOL), None)
     if search is None:
         if SEARCH_TOOL in offered and words:
-            arguments = {"query": " ".join(words), "limit": SEARCH_LIMIT}
+            limit = ATTACHED_SEARCH_LIMIT if sources.attached else SEARCH_LIMIT
+            arguments = {"query": " ".join(words), "limit": limit}
             return next_call(messages, SEARCH_TOOL, arguments), ""
         return None, beyond_me(hint, quoting=SEARCH_TOOL in offered)
     hits = _search_hits(search)
@@ -44,6 +60,8 @@ def from_documents(
         return None, search_failed(problem if search.failed else "", hint)
     terms = [stem(word) for word in words]
     relevant = _relevant(hits, terms)
+    attached = [hit for hit in relevant if hit.document_id in sources.attached]
+    relevant = attached or relevant
     if not relevant:
         return None, nothing_found(hint)
     read = next((step for step in steps if step.name == READ_TOOL), None)
@@ -56,7 +74,7 @@ def from_documents(
         }
         return next_call(messages, READ_TOOL, arguments), ""
     around = _read_passage(read, hits) if read is not None else None
-    return None, quote(terms, relevant, around, hits, hint, passage_link)
+    return None, quote(terms, relevant, around, hits, hint, sources.link)
 
 
 def _search_hits(step: Step) -> list[Passage] | None:

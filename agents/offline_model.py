@@ -13,7 +13,8 @@ do here (`agents.offline_greetings`).
 
 A message may ask several questions (`agents.offline_questions`): each is answered
 in turn. Per question it makes at most one search and one read; the response after
-them is the answer. This module decides which, from the conversation
+them is the answer. Documents attached to the message (`agents.attachments`) are where
+it looks first. This module decides which, from the conversation
 (`agents.offline_conversation`), and streams it.
 """
 
@@ -22,6 +23,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncGenerator, Sequence
 
+from agents.attachments import attachments_in
 from agents.model import (
     FinishPart,
     Message,
@@ -44,7 +46,7 @@ from agents.offline_documents import READ_LENGTH as READ_LENGTH
 from agents.offline_documents import READ_TOOL as READ_TOOL
 from agents.offline_documents import SEARCH_LIMIT as SEARCH_LIMIT
 from agents.offline_documents import SEARCH_TOOL as SEARCH_TOOL
-from agents.offline_documents import from_documents
+from agents.offline_documents import Sources, from_documents
 from agents.offline_greetings import YOU_ARE_WELCOME, greeting, is_greeting, is_thanks
 from agents.offline_questions import MAX_QUESTIONS, questions_in, together
 from agents.offline_quotes import MAX_EXCERPT_CHARS as MAX_EXCERPT_CHARS
@@ -96,10 +98,12 @@ def _decide(request: ModelRequest, link: str | None) -> tuple[Call | None, str]:
     offered = {tool["function"]["name"] for tool in request.tools or ()}
     steps = steps_since_question(messages)
     hint = "" if said_before(messages, HOW_TO_CONFIGURE) else " " + HOW_TO_CONFIGURE
-    questions = questions_in(last_user_text(messages))
+    text, attached = attachments_in(last_user_text(messages))
+    sources = Sources(link, tuple(document.document_id for document in attached))
+    questions = questions_in(text)
     if len(questions) == 1:
-        return _decide_one(questions[0], steps, offered, messages, hint, link)
-    return _decide_each(questions, steps, offered, messages, hint, link)
+        return _decide_one(questions[0], steps, offered, messages, hint, sources)
+    return _decide_each(questions, steps, offered, messages, hint, sources)
 
 
 def _decide_each(
@@ -108,7 +112,7 @@ def _decide_each(
     offered: set[str],
     messages: Sequence[Message],
     hint: str,
-    link: str | None,
+    sources: Sources,
 ) -> tuple[Call | None, str]:
     """Each question in turn: the steps made so far are handed out in order, each to the
     question that asked for it, until one needs a call not made yet; then the answers.
@@ -122,7 +126,7 @@ def _decide_each(
         own: list[Step] = []
         while True:
             can = (offered | {remaining[0].name}) if remaining else offered
-            call, text = _decide_one(question, own, can, messages, "", link)
+            call, text = _decide_one(question, own, can, messages, "", sources)
             if call is None:
                 break
             if (earlier := next((step for step in made if step.answers(call)), None)) is not None:
@@ -133,7 +137,9 @@ def _decide_each(
             else:
                 return call, ""
         answers.append((question, text))
-        needs_hint = needs_hint or _decide_one(question, own, can, messages, hint, link)[1] != text
+        needs_hint = (
+            needs_hint or _decide_one(question, own, can, messages, hint, sources)[1] != text
+        )
     left_out = max(0, len(questions) - MAX_QUESTIONS)
     return None, together(answers, left_out, hint if needs_hint else "")
 
@@ -144,10 +150,10 @@ def _decide_one(
     offered: set[str],
     messages: Sequence[Message],
     hint: str,
-    link: str | None,
+    sources: Sources,
 ) -> tuple[Call | None, str]:
-    """The next step for one question, given the steps made for it (`link`: the pattern
-    of a passage's address, for the sources of quotes)."""
+    """The next step for one question, given the steps made for it (`sources`: the
+    pattern of a passage's address for the sources of quotes, and the documents attached)."""
     if is_greeting(question):
         return None, greeting(question, offered)
     if is_thanks(question):
@@ -164,7 +170,7 @@ def _decide_one(
         if intent.tool in offered:
             return next_call(messages, intent.tool, intent.arguments), ""
         return None, beyond_me(hint)
-    return from_documents(question, steps, offered, messages, hint, link)
+    return from_documents(question, steps, offered, messages, hint, sources)
 
 
 def _answer_from_tool(intent: Intent, step: Step) -> str:

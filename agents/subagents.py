@@ -14,7 +14,7 @@ cancelled with it and nothing it wrote is kept.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from agents.config import AgentConfig, LimitAction, OperatorLimits
@@ -157,7 +157,9 @@ class Delegation:
         parent = tool_context()
         if parent is None:
             raise ToolError("delegate works only inside a run")
-        config, caps = kind.config(), self._caps(kind, parent)
+        # Its own limits, and the user's instructions, which its prompt carries too.
+        config = replace(kind.config(), custom_instructions=parent.instructions)
+        caps = self._caps(kind, parent)
         deps = self.make_deps(kind, config, caps, parent)
         child = _Child(parent, kind, caps)
         self._working.append(child)

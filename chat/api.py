@@ -143,8 +143,11 @@ def conversation_messages(request: AuthenticatedHttpRequest, conversation_id: st
     except Http404:
         return error(404, "No such conversation.")
     try:
+        data = _body(request)
         message, run = services.message_post(
-            conversation=conversation, content=_body(request).get("content")
+            conversation=conversation,
+            content=data.get("content"),
+            documents=data.get("documents", []),
         )
     except services.InvalidInput as problem:
         return _invalid(problem)

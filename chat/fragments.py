@@ -51,13 +51,16 @@ def answer_foot_context(
     run_id: str = "",
     source: str = "",
     metric: str | None = None,
+    instructions: str = "",
 ) -> dict[str, Any]:
-    """The foot of a run's final answer: reason badge, usage, Copy (of `source`, the
-    Markdown the Oracle wrote) and Regenerate (shown on the last answer only). The switch
-    between an answer's versions is the history's."""
+    """The foot of a run's final answer: reason badge, usage, whether the run worked
+    under the user's custom `instructions` (which it shows on demand), Copy (of `source`,
+    the Markdown the Oracle wrote) and Regenerate (shown on the last answer only). The
+    switch between an answer's versions is the history's."""
     return {
         "badge": reason_badge(reason, metric),
         "usage": usage_text(counters) if counters else "",
+        "instructions": instructions,
         "run_id": run_id,
         "source": source,
     }
@@ -69,10 +72,11 @@ def answer_foot(
     run_id: str = "",
     source: str = "",
     metric: str | None = None,
+    instructions: str = "",
 ) -> SafeString:
     """A final answer's foot, put under it when its run ends (`metric`: the limit it
     ended at, if one)."""
-    foot = answer_foot_context(reason, counters, run_id, source, metric)
+    foot = answer_foot_context(reason, counters, run_id, source, metric, instructions)
     return render_partial("_answer_foot.html", foot=foot)
 
 
@@ -89,9 +93,11 @@ def announce(text: str) -> str:
 
 
 def user_message_context(message: Any, switch: dict[str, int] | None = None) -> dict[str, Any]:
-    """A message the user sent (a `Message`), with Edit and its versions' switch."""
+    """A message the user sent (a `Message`), with the documents it attached, Edit and
+    its versions' switch."""
     body = mark_safe(render_markdown(message.content))  # sanitised by render_markdown
-    return {"message": message, "body": body, "switch": switch}
+    attached = message.metadata.get("documents") or []
+    return {"message": message, "body": body, "switch": switch, "attached": attached}
 
 
 def new_turn(message: Any, run_id: str) -> SafeString:
@@ -121,10 +127,15 @@ def assistant_message_context(
     *,
     run_id: str = "",
     metric: str | None = None,
+    instructions: str = "",
 ) -> dict[str, Any]:
     """A saved answer: `content` rendered as Markdown; a run's final answer (`reason`
     given) has its foot (`metric`: the limit it ended at, if one)."""
-    foot = answer_foot_context(reason, counters, run_id, content, metric) if reason else None
+    foot = (
+        answer_foot_context(reason, counters, run_id, content, metric, instructions)
+        if reason
+        else None
+    )
     body = mark_safe(render_markdown(content))  # sanitised by render_markdown
     return {"id": element_id, "body": body, "foot": foot}
 

@@ -151,6 +151,7 @@ def _saved_message(message: Message, run: Run | None, *, latest: bool) -> dict[s
             meta.get("usage") or (run.counters if run is not None else None),
             run_id=str(run.pk) if run is not None and latest else "",
             metric=meta.get("limit_metric"),
+            instructions=str(meta.get("instructions") or ""),
         )
         return {"answer": answer}
     if message.role == Role.TOOL:

@@ -268,8 +268,9 @@ class RunView:
         html = ""
         if self.final_bubble is not None:
             foot = answer_foot(
-                reason, event, self.run_id, self.final_text, metric=event.get("metric")
-            )
+                reason, event, self.run_id, self.final_text, metric=event.get("metric"),
+                instructions=str(event.get("instructions") or ""),
+            )  # fmt: skip
             html += oob(f"#{self.final_bubble}-foot", "innerHTML", foot)
         html += self._offer_actions(paused=False, reason=reason, problem=event.get("problem"))
         return html + stop_controls(None, swap_oob=True)

@@ -1,10 +1,11 @@
 from django.urls import path
 
-from chat import api, export, run_events, sidebar, views
+from chat import api, attachments, export, run_events, sidebar, views
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("c/new/", views.conversation_new, name="conversation-new"),
+    path("attachments/", attachments.attachment_upload, name="attachment-upload"),
     path("c/<str:conversation_id>/", views.conversation_page, name="conversation"),
     path("c/<str:conversation_id>/messages/", views.conversation_post, name="conversation-post"),
     path("c/<str:conversation_id>/rename/", views.conversation_rename, name="conversation-rename"),

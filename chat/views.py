@@ -20,6 +20,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from accounts.http import AuthenticatedHttpRequest
 from agents.skills import DEFAULT_SKILL, Skill, UnknownSkillError, skill_named, skills
 from chat import fragments, selectors, services
+from chat.attachments import attach_context
 from chat.history import history_turns
 from chat.models import Conversation, Run, RunStatus
 
@@ -53,6 +54,7 @@ def _page(
         "models": models,
         "offline_model": models["offline"],
         "max_chars": settings.ORACLE_MAX_MESSAGE_CHARS,
+        "attach": attach_context(),
         "busy": services.BUSY,
         **extra,
     }
@@ -98,7 +100,11 @@ def conversation_new(request: AuthenticatedHttpRequest) -> HttpResponse:
             conversation = services.conversation_create(
                 owner=request.user, skill=request.POST.get("skill", DEFAULT_SKILL.name)
             )
-            services.message_post(conversation=conversation, content=content)
+            services.message_post(
+                conversation=conversation,
+                content=content,
+                documents=request.POST.getlist("documents"),
+            )
         except services.InvalidInput as problem:
             transaction.set_rollback(True)
             flash.error(request, " ".join(m for ms in problem.errors.values() for m in ms))
@@ -149,11 +155,14 @@ def conversation_post(request: AuthenticatedHttpRequest, conversation_id: str) -
     conversation = selectors.conversation_get(user=request.user, conversation_id=conversation_id)
     content = request.POST.get("content", "")
     title_before = conversation.title
+    documents = request.POST.getlist("documents")
     try:
-        message, run = services.message_post(conversation=conversation, content=content)
+        message, run = services.message_post(
+            conversation=conversation, content=content, documents=documents
+        )
     except (services.InvalidInput, services.RunConflict) as problem:
         text = (
-            " ".join(problem.errors.get("content", [str(problem)]))
+            " ".join(m for ms in problem.errors.values() for m in ms)
             if isinstance(problem, services.InvalidInput)
             else str(problem)
         )

@@ -79,6 +79,13 @@ def document_get(*, user: User, document_id: object) -> Document:
         raise Http404 from None
 
 
+def own_document_titles(*, user: User, ids: list[int]) -> dict[int, str]:
+    """The title of each of `ids` that is one of the user's own documents (the built-in
+    guide is no one's), by id."""
+    rows = Document.objects.filter(owner=user, pk__in=ids).values_list("pk", "title")
+    return dict(rows)
+
+
 def search_passages(*, user: User, query: str, limit: int = 5) -> list[SearchHit]:
     """The passages of the user's documents and the guide that best answer `query`."""
     return search.search(search.query_terms(query), owner_id=user.pk, limit=limit)

@@ -174,6 +174,8 @@ class RunRecorder:
                 }
                 if data.get("metric"):  # the limit it ended at (its badge names it)
                     self.final_message.metadata["limit_metric"] = data["metric"]
+                if data.get("instructions"):  # the user's, which it worked under
+                    self.final_message.metadata["instructions"] = data["instructions"]
                 self._touch(self.final_message)
 
     def _new_message(self, role: str, content: str, metadata: dict[str, Any]) -> Message:

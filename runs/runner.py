@@ -21,6 +21,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from agents.attachments import Attached, with_attachments
 from agents.cancel import CancelToken
 from agents.config import AgentConfig, OperatorLimits
 from agents.events import EventSink
@@ -155,7 +156,7 @@ def claim(run_id: str) -> Job | None:
     history: list[dict[str, Any]] = []
     question = ""
     if action == "start":
-        question = run.user_message.content if run.user_message else ""
+        question = for_model(run.user_message) if run.user_message else ""
         earlier = Message.objects.filter(
             conversation=run.conversation,
             seq__lt=run.user_message.seq if run.user_message else 0,
@@ -164,7 +165,7 @@ def claim(run_id: str) -> Job | None:
         ).order_by("seq")
         for message in earlier:
             if message.role == Role.USER or message.metadata.get("final"):
-                history.append({"role": message.role, "content": message.content})
+                history.append({"role": message.role, "content": for_model(message)})
     state = AgentState.from_json(json.dumps(run.state)) if run.state else None
     # The daily spending caps: what is left of them caps this run's cost.
     operator = run_cost_limits(operator, run=run, state=state, action=action, now=now)
@@ -183,6 +184,16 @@ def claim(run_id: str) -> Job | None:
         agent_types=_subagent_types(),
         mcp_servers=_mcp_servers(run.conversation.owner),
     )
+
+
+def for_model(message: Message) -> str:
+    """What the model reads of a message: its text, and for the user's, a note naming the
+    documents attached to it and the tools that read them."""
+    if message.role != Role.USER:
+        return message.content
+    documents = message.metadata.get("documents") or []
+    attached = [Attached(int(d["id"]), str(d["title"])) for d in documents]
+    return with_attachments(message.content, attached)
 
 
 def _mcp_servers(user: Any) -> list[str]:

@@ -26,6 +26,7 @@ GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Cost", ("max_cost_usd",)),
     ("Limit action", ("limit_action", "extend_multiplier", "max_extensions")),
     ("When the Oracle is stuck", ("no_progress_repeats", "max_consecutive_tool_errors")),
+    ("Custom instructions", ("custom_instructions",)),
 )
 # Shown only while the limit action is `extend`.
 EXTEND_FIELDS = frozenset({"extend_multiplier", "max_extensions"})
@@ -85,6 +86,8 @@ class SettingControl:
             return "checkbox"
         if self.spec.kind in ("choice", "str"):
             return "select"
+        if self.spec.kind == "text":
+            return "textarea"
         return "number"
 
     @property
@@ -173,6 +176,9 @@ def field_help(spec: FieldSpec, default: Any = None) -> str:
     if spec.kind in ("int", "float"):
         default = spec.default if default is None else default
         text += f" {bounds_text(spec)}; default {_number(default, spec)}."
+    if spec.kind == "text":
+        assert spec.max is not None
+        text += f" Up to {int(spec.max):,} characters."
     if spec.name == "unlimited_iterations":
         text += f" (The hard cap is {operator_limits().max_iterations:,} iterations.)"
     return text

@@ -17,6 +17,8 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
+from django.db.models.functions import Length
+from django.db.models.lookups import LessThanOrEqual
 
 from agents.config import FIELDS, FIELDS_BY_NAME, AgentConfig, FieldSpec, validate_config
 from agents.subagents import AgentType
@@ -33,6 +35,8 @@ def _column(spec: FieldSpec) -> models.Field[Any, Any]:
         return models.FloatField(**common)
     if spec.kind == "bool":
         return models.BooleanField(**common)
+    if spec.kind == "text":
+        return models.TextField(blank=True, **common)
     if spec.kind == "choice":
         return models.CharField(
             max_length=max(len(choice) for choice in spec.choices),
@@ -50,8 +54,11 @@ def _bounds(spec: FieldSpec, prefix: str) -> models.CheckConstraint:
 def _constraint(spec: FieldSpec) -> models.CheckConstraint | None:
     if spec.kind in ("int", "float"):
         return _bounds(spec, "agent_settings")
+    condition: models.Q | LessThanOrEqual
     if spec.kind == "choice":
         condition = models.Q(**{f"{spec.name}__in": list(spec.choices)})
+    elif spec.kind == "text":
+        condition = LessThanOrEqual(Length(spec.name), spec.max)
     else:
         return None
     return models.CheckConstraint(condition=condition, name=f"agent_settings_{spec.name}_bounds")

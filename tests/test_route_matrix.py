@@ -53,6 +53,7 @@ ROUTES: dict[str, Route] = {
     # chat pages
     "home": Route(("GET",)),
     "conversation-new": Route(("POST",)),
+    "attachment-upload": Route(("POST",)),
     "conversation": Route(("GET",), owned="conversation"),
     "conversation-post": Route(("POST",), owned="conversation"),
     "conversation-rename": Route(("POST",), owned="conversation"),

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from agents.clock import Clock
+from agents.instructions import instructions_in
 from agents.model import Model
 from agents.state import AgentState, Usage
 from agents.tools import ToolRegistry
@@ -71,6 +72,11 @@ class ToolContext:
     @property
     def clock(self) -> Clock:
         return self._run.clock
+
+    @property
+    def instructions(self) -> str:
+        """The user's custom instructions the run works under ("" for none)."""
+        return instructions_in(self._run.state.messages)
 
     def headroom(self) -> Headroom:
         """The round's time, tokens and cost left now."""

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from agents import wording
 from agents.endings import ending_events
 from agents.events import APPROVAL, EventType
+from agents.instructions import instructions_in
 from agents.model import Message
 from agents.run.context import RunContext
 from agents.state import AgentState, FailureClass, RunStatus, TerminationReason
@@ -36,6 +37,7 @@ async def finish(run: RunContext, reason: TerminationReason) -> None:
         counters=state.counters(),
         failure_class=state.failure_class,
         failure=state.provider_failure,
+        instructions=instructions_in(state.messages),
     ):
         await run.emit(event.pop("type"), **event)
 

@@ -1,5 +1,5 @@
-"""A person's messages: posted, edited (the earlier version kept) and answered again;
-each queues a run to answer it."""
+"""A person's messages: posted (with the documents they attach), edited (the earlier
+version kept) and answered again; each queues a run to answer it."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from chat.models import Conversation, Message, Role, Run, RunStatus
+from chat.services.attachments import documents_to_attach
+from knowledge.selectors import own_document_titles
 from runs.errors import InvalidInput, RunConflict
 from runs.queue import ACTIVE, enqueue
 from runs.titles import first_words
@@ -30,10 +32,16 @@ def _clean_content(content: object) -> str:
 
 @transaction.atomic
 def message_post(
-    *, conversation: Conversation, content: object, edit_of: Message | None = None
+    *,
+    conversation: Conversation,
+    content: object,
+    documents: object = (),
+    edit_of: Message | None = None,
 ) -> tuple[Message, Run]:
-    """Add the user's message and queue a run to answer it."""
+    """Add the user's message, with the documents it attaches (ids of the owner's own),
+    and queue a run to answer it."""
     text = _clean_content(content)
+    attached = documents_to_attach(owner=conversation.owner, documents=documents)
     conversation = _idle(conversation)
     titled = not conversation.title
     if titled:
@@ -44,7 +52,10 @@ def message_post(
     message = Message.objects.create(
         conversation=conversation, seq=conversation.next_seq(*(["title"] if titled else [])),
         role=Role.USER, content=text, run_id=run_id,
-        metadata={"edit_of": edit_of.pk} if edit_of is not None else {},
+        metadata={
+            **({"edit_of": edit_of.pk} if edit_of is not None else {}),
+            **({"documents": attached} if attached else {}),
+        },
     )  # fmt: skip
     message.run = _queue_answer(conversation, message, run_id=run_id)  # as written
     return message, message.run
@@ -123,4 +134,8 @@ def message_edit(*, message: Message, content: object) -> tuple[Message, Run]:
             "edit it in the latest version."
         )
     Message.objects.filter(conversation=conversation, seq__gte=message.seq).update(superseded=True)
-    return message_post(conversation=conversation, content=text, edit_of=message)
+    # Its attachments go with it, those still among the owner's documents.
+    attached = [document["id"] for document in message.metadata.get("documents") or []]
+    still = own_document_titles(user=conversation.owner, ids=attached) if attached else {}
+    kept = [document_id for document_id in attached if document_id in still]
+    return message_post(conversation=conversation, content=text, documents=kept, edit_of=message)

@@ -3,12 +3,12 @@
 
    A field is saved 400 ms after typing stops, or at once when it is left (change).
    Its status never says "Saved" for a value the server has not stored: any other
-   value reads "Unsaved…" until its answer comes. Whatever is still waiting when the
-   page is hidden or left is sent with fetch(keepalive), which outlives the page; the
-   browser asks before leaving only when a field holds a value that was not saved, or
-   one out of its bounds, which will not be. A slider shows its number only while that
-   number is within bounds; once the server refuses a value, the slider shows the one
-   stored. */
+   value reads "Unsaved…" until its answer comes. A text counts its characters as they
+   are typed. Whatever is still waiting when the page is hidden or left is sent with
+   fetch(keepalive), which outlives the page; the browser asks before leaving only when
+   a field holds a value that was not saved, or one out of its bounds (a text too long),
+   which will not be. A slider shows its number only while that number is within
+   bounds; once the server refuses a value, the slider shows the one stored. */
 (function () {
   "use strict";
 
@@ -49,7 +49,7 @@
 
   function markInvalid(setting) {
     var invalid = showsError(setting);
-    setting.querySelectorAll("input[name], select[name]").forEach(function (control) {
+    setting.querySelectorAll("input[name], select[name], textarea[name]").forEach(function (control) {
       if (invalid) control.setAttribute("aria-invalid", "true");
       else control.removeAttribute("aria-invalid");
     });
@@ -74,10 +74,34 @@
     return !(number.step === "1" && validity.stepMismatch);
   }
 
+  // A text's length as the server counts it: characters (not UTF-16 units), its ends
+  // trimmed.
+  function textLength(textarea) {
+    return Array.from(textarea.value.trim()).length;
+  }
+
+  function tooLong(textarea) {
+    return textLength(textarea) > Number(textarea.dataset.maxLength);
+  }
+
+  // "1,234 / 4,000 characters" under a text, in red past its bound.
+  function showCount(textarea) {
+    var count = document.getElementById(textarea.id.replace(/^id_/, "count-"));
+    if (!count) return;
+    var max = Number(textarea.dataset.maxLength);
+    count.textContent =
+      textLength(textarea).toLocaleString("en") + " / " + max.toLocaleString("en") + " characters";
+    count.classList.toggle("over", tooLong(textarea));
+  }
+
+  form.querySelectorAll("textarea[data-max-length]").forEach(showCount);
+
   // A field whose value will not be stored: the server said so, or it is out of bounds.
   function unsavable(setting) {
     if (valueOf(setting) === fields.get(setting).saved) return false;
     if (showsError(setting)) return true;
+    var text = setting.querySelector("textarea[data-max-length]");
+    if (text !== null) return tooLong(text);
     var number = setting.querySelector("input[type=number]");
     return number !== null && !withinBounds(number);
   }
@@ -99,6 +123,8 @@
       if (slider && withinBounds(el)) slider.value = el.value;
     } else if (el.matches("#id_model")) {
       updateModelInUse(el);
+    } else if (el.matches("textarea[data-max-length]")) {
+      showCount(el);
     }
     var setting = el.closest(".setting");
     var state = setting && fields.get(setting);

@@ -220,3 +220,24 @@ def test_quick_answer_offers_no_delegation(ask, server):
     assert run.returncode == 0, run.stderr
     offered = [tool["function"]["name"] for tool in server.requests[-1]["tools"]]
     assert "calculator" in offered and "delegate" not in offered
+
+
+def test_instructions_go_to_the_model_after_its_own_system_prompt(ask, server):
+    server.set_script([{"text": "Bonjour."}])
+
+    run = ask("Hello", "--json", "--instructions", "Answer in French.", server=server)
+
+    assert run.returncode == 0, run.stderr
+    system = server.requests[0]["messages"][0]["content"]
+    assert system.endswith("<custom_instructions>\nAnswer in French.\n</custom_instructions>")
+    assert run.finished["instructions"] == "Answer in French."
+
+
+def test_instructions_too_long_are_a_clear_error_with_status_2(ask, server):
+    run = ask("Hello", "--json", "--instructions", "x" * 4001, server=server)
+
+    assert run.returncode == 2
+    assert run.stdout == ""
+    assert "--instructions=xxx" in run.stderr
+    assert "Must be at most 4,000 characters (this is 4,001)." in run.stderr
+    assert server.requests == []

@@ -49,6 +49,7 @@ FLAGS = {
     "max_extensions": "max_extensions",
     "no_progress_repeats": "no_progress_repeats",
     "max_consecutive_tool_errors": "max_consecutive_tool_errors",
+    "instructions": "custom_instructions",
 }
 USAGE_ERROR = 2
 
@@ -78,6 +79,9 @@ class Command(BaseCommand):
         parser.add_argument("--max-extensions", metavar="N")
         parser.add_argument("--no-progress-repeats", metavar="N")
         parser.add_argument("--max-consecutive-tool-errors", metavar="N")
+        parser.add_argument(
+            "--instructions", metavar="TEXT", help="custom instructions for this run ('' for none)"
+        )
         parser.add_argument("--skill", default="default", help=", ".join(skill_names()))
         parser.add_argument(
             "--model", help="one of ORACLE_MODELS (default: the user's choice, else ORACLE_MODEL)"
@@ -206,6 +210,12 @@ def _config_for(user: Any, options: dict[str, Any]) -> AgentConfig:
         return _config_from_flags(options, agent_config_for(user=user))
 
 
+def _shown(value: object, longest: int = 40) -> str:
+    """A refused flag's value as its error quotes it: a long text cut short."""
+    text = str(value)
+    return text if len(text) <= longest else text[: longest - 1] + "\N{HORIZONTAL ELLIPSIS}"
+
+
 def _config_from_flags(options: dict[str, Any], base: AgentConfig | None) -> AgentConfig:
     raw: dict[str, object] = {
         field: options[flag] for flag, field in FLAGS.items() if options[flag] is not None
@@ -219,7 +229,8 @@ def _config_from_flags(options: dict[str, Any], base: AgentConfig | None) -> Age
     except ConfigError as error:
         by_field = {field: flag for flag, field in FLAGS.items()}
         lines = [
-            f"--{by_field.get(field, field).replace('_', '-')}={raw.get(field)!s}: {' '.join(msgs)}"
+            f"--{by_field.get(field, field).replace('_', '-')}={_shown(raw.get(field))}: "
+            + " ".join(msgs)
             for field, msgs in error.errors.items()
         ]
         raise CommandError("\n".join(lines), returncode=USAGE_ERROR) from None
