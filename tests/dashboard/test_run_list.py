@@ -64,7 +64,9 @@ def test_it_filters_by_limit_skill_user_action_pattern_hour_and_day(
     hour = (NOW - timedelta(hours=2)).strftime("%Y-%m-%d %H")
     assert rows(get(staff_client, f"period=24h&reason=limit&hour={hour}")) == 2
     assert rows(get(staff_client, f"period=24h&hour={hour}")) == 3
-    day = NOW.date().isoformat()  # the test settings' time zone is UTC
+    # The day of the runs made two hours ago (not today's: just after midnight, today has
+    # none of these runs yet). The test settings' time zone is UTC.
+    day = (NOW - timedelta(hours=2)).date().isoformat()
     assert rows(get(staff_client, f"period=30d&day={day}")) >= 1
 
 
