@@ -159,6 +159,26 @@ def page(browser: Chromium) -> Iterator[Any]:
         warnings.warn("Chromium exited while closing the test's context", stacklevel=1)
 
 
+@pytest.fixture(scope="module")
+def offline(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """The whole product with no model configured, so the offline model answers (on a
+    Redis database of its own: the session's stack may be running beside it)."""
+    from tests.redis_dbs import SCALE_OUT_REDIS_DB
+    from tests.stack import OracleStack
+
+    oracle = OracleStack(
+        tmp_path_factory.mktemp("offline"),
+        redis_db=SCALE_OUT_REDIS_DB,
+        ORACLE_MODEL="",
+        ORACLE_MODELS="",
+    )
+    oracle.start()
+    try:
+        yield oracle
+    finally:
+        oracle.stop()
+
+
 @pytest.fixture(scope="session")
 def browser_user(daphne_server: LiveServer) -> str:
     """An account made once per session on the live server (its password is PASSWORD)."""
@@ -188,7 +208,7 @@ def log_in(page: Any, live_server_url: str, username: str, password: str = PASSW
 LOOKS = (("desktop", (1280, 900)), ("phone", (390, 844)))
 
 
-_TWO_FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+TWO_FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
 
 
 def each_look(page: Any, tmp_path: Path) -> Iterator[tuple[Path, str]]:
@@ -203,7 +223,7 @@ def each_look(page: Any, tmp_path: Path) -> Iterator[tuple[Path, str]]:
             page.emulate_media(color_scheme=scheme, reduced_motion="reduce")
             for device, (width, height) in LOOKS:
                 page.set_viewport_size({"width": width, "height": height})
-                page.evaluate(_TWO_FRAMES)
+                page.evaluate(TWO_FRAMES)
                 yield folder, f"{scheme}-{device}"
     finally:
         page.emulate_media(color_scheme="light", reduced_motion="no-preference")

@@ -7,15 +7,13 @@ phone, of the composer with its chip and of the answer."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import each_look, log_in
-from tests.redis_dbs import SCALE_OUT_REDIS_DB
+from tests.browser.conftest import TWO_FRAMES, each_look, log_in
 from tests.stack import OracleStack
 
 pytestmark = pytest.mark.browser
@@ -23,24 +21,6 @@ pytestmark = pytest.mark.browser
 SENTENCE = "Zebras sleep standing up, in short naps, while one of the herd keeps watch."
 NOTES = f"# Zebra notes\n\n## Food\n\nThey graze on tough grasses.\n\n## Rest\n\n{SENTENCE}\n"
 LIONS = "Lions hunt at night, in groups the keepers call prides."
-PAINTED = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
-
-
-@pytest.fixture(scope="module")
-def offline(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OracleStack]:
-    """The whole product with no model configured, so the offline model answers (on a
-    Redis database of its own: the session's stack may be running beside it)."""
-    oracle = OracleStack(
-        tmp_path_factory.mktemp("offline-attach"),
-        redis_db=SCALE_OUT_REDIS_DB,
-        ORACLE_MODEL="",
-        ORACLE_MODELS="",
-    )
-    oracle.start()
-    try:
-        yield oracle
-    finally:
-        oracle.stop()
 
 
 # Notes when the (hidden) file input is clicked: the browser was asked to open the file
@@ -82,7 +62,6 @@ def test_an_attached_file_is_sent_with_the_question_and_the_answer_cites_it(
     expect(page.locator("#composer-input")).to_have_value("How do zebras sleep?")
     expect(page.locator(".attachment-chip")).to_have_count(0)
     for folder, look in each_look(page, tmp_path):
-        page.evaluate(PAINTED)
         page.screenshot(path=str(folder / f"attach-refused-{look}.png"))
 
     choose_with_the_keyboard(page, notes)
@@ -95,7 +74,6 @@ def test_an_attached_file_is_sent_with_the_question_and_the_answer_cites_it(
     page.keyboard.press("Enter")
     expect(unwanted).to_have_count(0)
     for folder, look in each_look(page, tmp_path):
-        page.evaluate(PAINTED)
         page.screenshot(path=str(folder / f"attach-composer-{look}.png"))
 
     page.focus("#composer-input")
@@ -108,7 +86,7 @@ def test_an_attached_file_is_sent_with_the_question_and_the_answer_cites_it(
     expect(answer.get_by_role("link", name="Zebra notes, Rest").first).to_be_visible()
     for folder, look in each_look(page, tmp_path):
         answer.scroll_into_view_if_needed()
-        page.evaluate(PAINTED)
+        page.evaluate(TWO_FRAMES)
         page.screenshot(path=str(folder / f"attach-answer-{look}.png"))
 
     # In the conversation, the next question attaches another file; once sent, the

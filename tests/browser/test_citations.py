@@ -4,7 +4,6 @@ view. Screenshots of the answer and of the page, light and dark, desktop and pho
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +11,6 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import each_look, log_in
-from tests.redis_dbs import SCALE_OUT_REDIS_DB
 from tests.stack import OracleStack
 
 pytestmark = pytest.mark.browser
@@ -29,23 +27,6 @@ NOTES = (
     + f"\n\n## Rest\n\n{SENTENCE} They lie down only when the herd is near.\n\n"
     + "## Food\n\nThey graze on tough grasses for most of the day.\n"
 )
-
-
-@pytest.fixture(scope="module")
-def offline(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OracleStack]:
-    """The whole product with no model configured, so the offline model answers (on a
-    Redis database of its own: the session's stack may be running beside it)."""
-    oracle = OracleStack(
-        tmp_path_factory.mktemp("offline"),
-        redis_db=SCALE_OUT_REDIS_DB,
-        ORACLE_MODEL="",
-        ORACLE_MODELS="",
-    )
-    oracle.start()
-    try:
-        yield oracle
-    finally:
-        oracle.stop()
 
 
 def test_a_citation_opens_the_quoted_passage_highlighted(
