@@ -12,6 +12,7 @@ from django.views.decorators.http import require_POST
 
 from accounts.http import AuthenticatedHttpRequest
 from knowledge import services
+from knowledge.document_errors import declared_too_large
 from knowledge.extraction import (
     ACCEPTED,
     CONTENT_TYPES,
@@ -20,9 +21,6 @@ from knowledge.extraction import (
     FileTooLarge,
     megabytes,
 )
-
-# What a multipart body adds around the file (boundaries, headers).
-MULTIPART_ALLOWANCE = 64 * 1024
 
 
 def attach_context() -> dict[str, str]:
@@ -44,9 +42,9 @@ def attachment_upload(request: AuthenticatedHttpRequest) -> HttpResponse:
     too large) and why, in the Documents page's words, when it is refused: then nothing
     is saved."""
     limit = settings.ORACLE_MAX_UPLOAD_BYTES
-    declared = request.META.get("CONTENT_LENGTH") or "0"
-    if declared.isdigit() and int(declared) > limit + MULTIPART_ALLOWANCE:
-        return _refused(str(FileTooLarge("The file", int(declared), limit)), 413)
+    too_large = declared_too_large(request.META.get("CONTENT_LENGTH"), "The file", limit)
+    if too_large is not None:
+        return _refused(str(too_large), 413)
     try:
         file = request.FILES.get("file")
     except MultiPartParserError:

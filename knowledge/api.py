@@ -16,11 +16,9 @@ from django.http.multipartparser import MultiPartParserError
 from accounts.api_auth import api_endpoint, error
 from accounts.http import AuthenticatedHttpRequest
 from knowledge import selectors, services
+from knowledge.document_errors import declared_too_large
 from knowledge.extraction import DocumentError, FileTooLarge
 from knowledge.models import Document
-
-# What a multipart body adds around the file (boundaries, headers, a title).
-MULTIPART_ALLOWANCE = 64 * 1024
 
 
 def document_json(document: Document) -> dict[str, Any]:
@@ -42,10 +40,10 @@ def _file_errors(message: str, status: int = 400, field: str = "file") -> JsonRe
 
 def _upload(request: AuthenticatedHttpRequest) -> HttpResponse:
     limit = settings.ORACLE_MAX_UPLOAD_BYTES
-    declared = request.META.get("CONTENT_LENGTH") or "0"
-    if declared.isdigit() and int(declared) > limit + MULTIPART_ALLOWANCE:
+    too_large = declared_too_large(request.META.get("CONTENT_LENGTH"), "The upload", limit)
+    if too_large is not None:
         # Refused before the body is read (unless the CSRF check of a session read it).
-        return _file_errors(str(FileTooLarge("The upload", int(declared), limit)), 413)
+        return _file_errors(str(too_large), 413)
     try:
         file = request.FILES.get("file")
         title = request.POST.get("title", "")

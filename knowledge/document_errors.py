@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 
 MEGABYTE = 1024 * 1024
+# What a multipart body adds around the file (boundaries, headers, a title).
+MULTIPART_ALLOWANCE = 64 * 1024
 
 
 class DocumentError(ValueError):
@@ -57,3 +59,12 @@ def megabytes(size: int | None, *, up: bool = False) -> str:
     """'5 MB', '7.3 MB', '0.5 MB'; `up` rounds up (a file just over 5 MB is "5.1 MB")."""
     tenths = (size or 0) / MEGABYTE * 10
     return f"{(math.ceil(tenths) if up else round(tenths)) / 10:g} MB"
+
+
+def declared_too_large(content_length: str | None, what: str, limit: int) -> FileTooLarge | None:
+    """The refusal of an upload whose declared length (its Content-Length) is more than
+    a file of `limit` bytes in a multipart body: known before the body is read."""
+    declared = content_length or "0"
+    if declared.isdigit() and int(declared) > limit + MULTIPART_ALLOWANCE:
+        return FileTooLarge(what, int(declared), limit)
+    return None
