@@ -77,7 +77,8 @@ def balanced(items: list[Any], workers: int, costs: dict[str, float]) -> list[An
             continue
         share.slow.append(modules[path])
         share.cost += cost[path]
-    quick.sort(key=items.index)  # as found: a quick module's tests stay together
+    found = {id(item): n for n, item in enumerate(items)}
+    quick.sort(key=lambda item: found[id(item)])  # as found: a module's tests stay together
     ordered: list[Any] = []
     for share in shares:
         for module in share.slow:
