@@ -182,9 +182,11 @@ def _node(name: str) -> str:
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """Stop the embedded Redis if this test session's settings started it."""
+    """Remove the migrated databases stacks were copied from; stop the embedded Redis if
+    this test session's settings started it."""
     from django.conf import settings
 
+    processes.drop_migrated_templates()
     if getattr(settings, "EMBEDDED_REDIS_STARTED_HERE", False):
         from ops.embedded_redis import embedded_redis_for
 

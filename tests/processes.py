@@ -5,6 +5,7 @@ from __future__ import annotations
 import atexit
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -63,20 +64,72 @@ def manage(
     return forkserver.run_manage(*args, env=env or base_env(), timeout=timeout)
 
 
-def scratch_database(folder: Path, prefix: str) -> tuple[str, str | None]:
+def scratch_database(
+    folder: Path, prefix: str, *, migrated: bool = False
+) -> tuple[str, str | None]:
     """A database of its own for a stack of real processes, of the suite's kind: a file
     under `folder` on SQLite, a new database on the suite's PostgreSQL. Returns its URL
-    and, on PostgreSQL, its name for `drop_scratch_database`."""
-    database = settings.DATABASES["default"]
-    if "postgresql" not in database["ENGINE"]:
-        return f"sqlite:///{folder / f'{prefix}.sqlite3'}", None
+    and, on PostgreSQL, its name for `drop_scratch_database`. `migrated`: a copy of one
+    this process migrated once (`_migrated_template`), so the stack's `migrate` has
+    nothing left to do: a second or so of CPU saved for each stack after the first."""
+    if "postgresql" not in settings.DATABASES["default"]["ENGINE"]:
+        path = folder / f"{prefix}.sqlite3"
+        return (migrated_sqlite(path) if migrated else f"sqlite:///{path}"), None
     import psycopg
 
     name = f"oracle_{prefix}_{uuid.uuid4().hex[:10]}"
+    copied = f' TEMPLATE "{_migrated_template(postgres=True)}"' if migrated else ""
     with psycopg.connect(_admin_dsn(), autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
+        admin.execute(f'CREATE DATABASE "{name}"{copied}')
+    return _postgres_url(name), name
+
+
+def _postgres_url(name: str) -> str:
+    database = settings.DATABASES["default"]
     user, host = database["USER"] or "postgres", database["HOST"] or "127.0.0.1"
-    return f"postgres://{user}@{host}:{database['PORT'] or 5432}/{name}", name
+    return f"postgres://{user}@{host}:{database['PORT'] or 5432}/{name}"
+
+
+def migrated_sqlite(path: Path) -> str:
+    """The URL of a SQLite database at `path`, a copy of a migrated one (made once)."""
+    shutil.copyfile(_migrated_template(postgres=False), path)
+    return f"sqlite:///{path}"
+
+
+_templates: dict[bool, str] = {}  # this process's migrated databases, once made
+
+
+def _migrated_template(postgres: bool) -> str:
+    """A database this process migrated (a SQLite file's path, or a PostgreSQL database's
+    name), made on first use from the checkout's migrations and removed at the session's
+    end (`drop_migrated_templates`). Made once per process, never kept between runs:
+    migrations change."""
+    if postgres in _templates:
+        return _templates[postgres]
+    if postgres:
+        _, name = scratch_database(Path(), "template")
+        assert name is not None
+        template = name
+        url = _postgres_url(template)
+    else:
+        template = str(Path(tempfile.mkdtemp(prefix="oracle-template-")) / "migrated.sqlite3")
+        url = f"sqlite:///{template}"
+    done = manage("migrate", "--noinput", env=base_env(DATABASE_URL=url), timeout=120)
+    assert done.returncode == 0, done.stderr
+    _templates[postgres] = template
+    return template
+
+
+@atexit.register
+def drop_migrated_templates() -> None:
+    """Remove the databases `_migrated_template` made (at the session's end; at exit too,
+    in case the session did not end)."""
+    for postgres, template in list(_templates.items()):
+        del _templates[postgres]
+        if postgres:
+            drop_scratch_database(template)
+        else:
+            shutil.rmtree(Path(template).parent, ignore_errors=True)
 
 
 def drop_scratch_database(name: str | None) -> None:

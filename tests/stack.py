@@ -34,7 +34,7 @@ class OracleStack:
         self.port = processes.free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.urls = [self.url]  # one for each daphne, the first one's first
-        database_url, self._database_name = processes.scratch_database(folder, "e2e")
+        database_url, self._database_name = processes.scratch_database(folder, "e2e", migrated=True)
         self.env = processes.base_env(
             DATABASE_URL=database_url, DEBUG="false",
             REDIS_URL=_other_redis_db(settings.REDIS_URL, redis_db),
@@ -47,8 +47,6 @@ class OracleStack:
         self.workers: dict[str, subprocess.Popen[bytes]] = {}  # by node name, in start order
 
     def start(self, *, daphnes: int = 1, workers: int = 1) -> OracleStack:
-        result = processes.manage("migrate", "--noinput", env=self.env, timeout=120)
-        assert result.returncode == 0, result.stderr
         for _ in range(daphnes):
             self._launch_daphne()
         names = [self._launch_worker() for _ in range(workers)]  # they start side by side

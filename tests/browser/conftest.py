@@ -52,11 +52,10 @@ class LiveServer:
 
 @contextmanager
 def serving_daphne(directory: Path, **env: str) -> Iterator[LiveServer]:
-    """daphne serving the app on a SQLite database of its own in `directory` (migrated
-    here), with `env` over the suite's environment; stopped afterwards."""
-    environment = processes.base_env(DATABASE_URL=f"sqlite:///{directory / 'db.sqlite3'}", **env)
-    migrated = processes.manage("migrate", "--noinput", env=environment, timeout=120)
-    assert migrated.returncode == 0, migrated.stderr
+    """daphne serving the app on a SQLite database of its own in `directory` (a copy of a
+    migrated one), with `env` over the suite's environment; stopped afterwards."""
+    database_url = processes.migrated_sqlite(directory / "db.sqlite3")
+    environment = processes.base_env(DATABASE_URL=database_url, **env)
     port = processes.free_port()
     log = directory / "daphne.log"
     command = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port)]
