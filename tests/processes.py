@@ -43,6 +43,8 @@ def base_env(**overrides: str | None) -> dict[str, str]:
     """The test process's environment, pointing children at the same Redis; None removes."""
     env = dict(os.environ)
     env["PYTHONUNBUFFERED"] = "1"
+    env["DJANGO_SETTINGS_MODULE"] = "tests.settings"  # passwords hashed the quick way
+    env["PYTHONPATH"] = str(ROOT)  # where `tests` is, whatever a process's folder
     env["ORACLE_VAR_DIR"] = str(settings.VAR_DIR)
     env.setdefault("ORACLE_SIGNUP", "open")  # the suite's sites let anyone sign up
     for name in ("LOGIN", "LOGIN_USER", "SIGNUP", "BAD_TOKENS"):  # and log in often

@@ -15,6 +15,14 @@ def shell(code: str, **env: str | None) -> tuple[int, str, str]:
     return result.returncode, result.stdout.strip(), result.stderr.strip()
 
 
+def test_the_product_hashes_passwords_with_djangos_default() -> None:
+    """The suite's processes hash the quick way (tests/settings.py); the product does not."""
+    which = "from django.contrib.auth.hashers import get_hasher; print(get_hasher().algorithm)"
+
+    assert shell(which, DJANGO_SETTINGS_MODULE="oracle.settings")[1] == "pbkdf2_sha256"
+    assert shell(which)[1] == "md5"
+
+
 def test_it_rejects_a_bad_database_url_with_a_clear_message() -> None:
     code, _, stderr = shell("pass", DATABASE_URL="mysqlx://what/ever")
 
