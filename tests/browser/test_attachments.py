@@ -56,8 +56,8 @@ def test_an_attached_file_is_sent_with_the_question_and_the_answer_cites_it(
 
     choose_with_the_keyboard(page, photo)
     expect(page.locator("#attach-error")).to_have_text(
-        "photo.png is not a file Oracle can read: upload Markdown (.md), text (.txt), "
-        "HTML (.html) or PDF (.pdf)."
+        "photo.png is not a PNG image: Oracle could not read it as one (a damaged file, or "
+        "another kind of file renamed)."
     )
     expect(page.locator("#composer-input")).to_have_value("How do zebras sleep?")
     expect(page.locator(".attachment-chip")).to_have_count(0)
