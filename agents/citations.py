@@ -2,7 +2,8 @@
 section, as a Markdown link that opens the passage when the app says where passages are.
 
 The engine knows no addresses: the app passes a `str.format` pattern with
-`{document_id}`, `{start}` and `{length}` (knowledge.citations.PASSAGE_LINK)."""
+`{document_id}`, `{start}` and `{length}` (knowledge.citations.PASSAGE_LINK), and one
+with `{document_id}` alone for a document cited whole (knowledge.citations.DOCUMENT_LINK)."""
 
 from __future__ import annotations
 
@@ -22,3 +23,12 @@ def citation(
     address = link.format(document_id=document_id, start=start, length=length)
     text = _ENDS_LINK_TEXT.sub(lambda found: "\\" + found.group(), label)
     return f"[{text}]({address})"
+
+
+def document_citation(*, title: str, document_id: int, link: str | None) -> str:
+    """'*Title*', linked to the document's page when `link` is a pattern."""
+    label = f"*{title}*"
+    if link is None:
+        return label
+    text = _ENDS_LINK_TEXT.sub(lambda found: "\\" + found.group(), label)
+    return f"[{text}]({link.format(document_id=document_id)})"

@@ -25,7 +25,15 @@ from litellm.llms.openai.chat.gpt_transformation import OpenAIChatCompletionStre
 
 from agents.litellm_errors import problem_of, retry_after
 from agents.litellm_stream import Chunk, chunks_of, events_of, parts
-from agents.model import Message, ModelError, ModelProblem, ModelRequest, StreamPart
+from agents.model import (
+    Message,
+    ModelError,
+    ModelProblem,
+    ModelRequest,
+    StreamPart,
+    content_text,
+    image_parts,
+)
 
 litellm.suppress_debug_info = True  # no "Give Feedback" banners on stdout
 # LiteLLM's aiohttp transport: aiohttp's C parser takes a read's chunks apart and one
@@ -44,6 +52,9 @@ _LAZY_TRANSPORT = (
     "litellm._service_logger",
     "litellm.llms.hosted_vllm.chat.transformation",
 )
+# What an image costs when the tokenizer is unknown: a 1024-pixel square at OpenAI's
+# "high" detail (its base 85 tokens and 170 a tile), rather than its base64 text.
+IMAGE_TOKENS_GUESS = 765
 
 
 class LiteLLMModel:
@@ -81,8 +92,9 @@ class LiteLLMModel:
         try:
             return int(litellm.token_counter(model=self.model, messages=list(messages)))
         except Exception:
-            # An unknown tokenizer must not stop a run: fall back to ~4 characters a token.
-            return sum(len(json.dumps(message)) // 4 for message in messages)
+            # An unknown tokenizer must not stop a run: fall back to ~4 characters a token
+            # (an image's guessed, not its base64 text's).
+            return sum(_rough_tokens(message) for message in messages)
 
     def price(self, prompt_tokens: int, completion_tokens: int) -> float:
         return prompt_tokens * self.input_price + completion_tokens * self.output_price
@@ -135,6 +147,22 @@ class LiteLLMModel:
         finally:
             # Closing the wrapper closes the HTTP stream to the provider.
             await response.aclose()
+
+
+def _rough_tokens(message: Message) -> int:
+    content = message.get("content")
+    text = json.dumps({**message, "content": content_text(content)})
+    return len(text) // 4 + IMAGE_TOKENS_GUESS * image_parts(content)
+
+
+@functools.cache
+def sees_images(model: str) -> bool:
+    """Whether LiteLLM says `model` takes images (vision); False for a model it does not
+    know. Kept for each model once looked up, as its prices are."""
+    try:
+        return bool(litellm.supports_vision(model=model))
+    except Exception:
+        return False
 
 
 def _route(model: str, api_base: str | None) -> str:

@@ -17,7 +17,9 @@ Message = dict[str, Any]
 
 @dataclass(frozen=True)
 class ModelRequest:
-    """One model call. `messages` is the run's history itself: read it, never mutate it."""
+    """One model call. `messages` is the run's history itself (with the images the user
+    attached beside their messages, `agents.attachments.with_pictures`): read it, never
+    mutate it."""
 
     messages: Sequence[Message]
     tools: Sequence[dict[str, Any]] | None
@@ -63,6 +65,21 @@ class FinishPart:
 
 
 StreamPart = TextDelta | ToolCallPart | UsagePart | FinishPart
+
+
+def content_text(content: Any) -> str:
+    """A message's content as text: a list of content parts gives its text parts (an
+    image has none), anything else its string ('' for none)."""
+    if isinstance(content, list):
+        return "\n".join(str(part.get("text") or "") for part in content if isinstance(part, dict))
+    return str(content or "")
+
+
+def image_parts(content: Any) -> int:
+    """How many images a message's content holds (content parts of type `image_url`)."""
+    if not isinstance(content, list):
+        return 0
+    return sum(isinstance(part, dict) and part.get("type") == "image_url" for part in content)
 
 
 class ModelProblem(StrEnum):

@@ -24,6 +24,7 @@ import asyncio
 from collections.abc import AsyncGenerator, Sequence
 
 from agents.attachments import attachments_in
+from agents.citations import document_citation
 from agents.model import (
     FinishPart,
     Message,
@@ -32,6 +33,7 @@ from agents.model import (
     TextDelta,
     ToolCallPart,
     UsagePart,
+    content_text,
 )
 from agents.offline_conversation import Call as Call
 from agents.offline_conversation import (
@@ -57,7 +59,7 @@ from agents.offline_summary import LIST_TOOL as LIST_TOOL
 from agents.offline_summary import asks_for_summary, summarise
 from agents.offline_wording import HOW_TO_CONFIGURE as HOW_TO_CONFIGURE
 from agents.offline_wording import NOTHING_FOUND as NOTHING_FOUND
-from agents.offline_wording import answered, beyond_me, tool_failed, word_result
+from agents.offline_wording import answered, beyond_me, cannot_see, tool_failed, word_result
 
 OFFLINE_MODEL_NAME = "oracle/offline"
 
@@ -65,23 +67,27 @@ OFFLINE_MODEL_NAME = "oracle/offline"
 class OfflineModel:
     """Deterministic stand-in for a real model (named `oracle/offline`). Given the app's
     pattern for a passage's address (`passage_link`, see `agents.citations`), each quote's
-    source is a link to the sentence in its document."""
+    source is a link to the sentence in its document; given a document's
+    (`document_link`), an attached image it cannot see is a link to its document."""
 
-    def __init__(self, *, passage_link: str | None = None) -> None:
+    def __init__(
+        self, *, passage_link: str | None = None, document_link: str | None = None
+    ) -> None:
         self._passage_link = passage_link
+        self._document_link = document_link
 
     @property
     def name(self) -> str:
         return OFFLINE_MODEL_NAME
 
     def count_tokens(self, messages: Sequence[Message]) -> int:
-        return sum(len(str(message.get("content") or "")) // 4 + 4 for message in messages)
+        return sum(len(content_text(message.get("content"))) // 4 + 4 for message in messages)
 
     def price(self, prompt_tokens: int, completion_tokens: int) -> float:
         return 0.0
 
     async def stream(self, request: ModelRequest) -> AsyncGenerator[StreamPart, None]:
-        call, text = _decide(request, self._passage_link)
+        call, text = _decide(request, self._passage_link, self._document_link)
         if call is not None:
             yield ToolCallPart(*call)
         for chunk in _chunks(text):
@@ -92,18 +98,34 @@ class OfflineModel:
         yield FinishPart("tool_calls" if call is not None else "stop")
 
 
-def _decide(request: ModelRequest, link: str | None) -> tuple[Call | None, str]:
-    """The next step for the latest message: one tool call, or the answer."""
+def _decide(
+    request: ModelRequest, link: str | None, document_link: str | None = None
+) -> tuple[Call | None, str]:
+    """The next step for the latest message: one tool call, or the answer. Images
+    attached it cannot see: it says so first, naming each, and answers from the other
+    documents attached (with none, that is the whole answer)."""
     messages = request.messages
     offered = {tool["function"]["name"] for tool in request.tools or ()}
     steps = steps_since_question(messages)
     hint = "" if said_before(messages, HOW_TO_CONFIGURE) else " " + HOW_TO_CONFIGURE
     text, attached = attachments_in(last_user_text(messages))
-    sources = Sources(link, tuple(document.document_id for document in attached))
+    images = [
+        document_citation(title=a.title, document_id=a.document_id, link=document_link)
+        for a in attached
+        if a.image
+    ]
+    documents = tuple(a.document_id for a in attached if not a.image)
+    if images and not documents:
+        return None, cannot_see(images, hint)
+    sources = Sources(link, documents)
     questions = questions_in(text)
     if len(questions) == 1:
-        return _decide_one(questions[0], steps, offered, messages, hint, sources)
-    return _decide_each(questions, steps, offered, messages, hint, sources)
+        call, answer = _decide_one(questions[0], steps, offered, messages, hint, sources)
+    else:
+        call, answer = _decide_each(questions, steps, offered, messages, hint, sources)
+    if images and call is None:
+        answer = f"{cannot_see(images, '')}\n\n{answer}"
+    return call, answer
 
 
 def _decide_each(

@@ -8,6 +8,7 @@ how to configure a real model.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from agents.offline_forms import Intent
 
@@ -67,3 +68,15 @@ def search_failed(problem: str, hint: str) -> str:
 def nothing_found(hint: str) -> str:
     """The answer when no passage found is about the question."""
     return f"{NOTHING_FOUND} {WHAT_I_CAN_DO_WITH_DOCUMENTS}{hint}"
+
+
+def cannot_see(images: Sequence[str], hint: str) -> str:
+    """What the offline model says of the images attached (`images`: each cited, a link
+    to its document): it cannot see them, and says so rather than guess."""
+    named = images[0] if len(images) == 1 else ", ".join(images[:-1]) + " and " + images[-1]
+    one = len(images) == 1
+    return (
+        f"I cannot see images: {named} {'is' if one else 'are'} attached, but the offline "
+        f"model reads text only, so I cannot tell you what {'it shows' if one else 'they show'}."
+        + hint
+    )

@@ -13,21 +13,14 @@ from django.views.decorators.http import require_POST
 from accounts.http import AuthenticatedHttpRequest
 from knowledge import services
 from knowledge.document_errors import declared_too_large
-from knowledge.extraction import (
-    ACCEPTED,
-    CONTENT_TYPES,
-    EXTENSIONS,
-    DocumentError,
-    FileTooLarge,
-    megabytes,
-)
+from knowledge.extraction import ACCEPT, ACCEPTED, DocumentError, FileTooLarge, megabytes
 
 
 def attach_context() -> dict[str, str]:
-    """What the composer's Attach says and offers: the kinds of file it takes (as the
-    file chooser's `accept`) and the size limit."""
+    """What the composer's Attach says and offers: the kinds of file it takes, images
+    among them (as the file chooser's `accept`), and the size limit."""
     return {
-        "accept": ",".join([*EXTENSIONS, *CONTENT_TYPES]),
+        "accept": ACCEPT,
         "help": f"{ACCEPTED}, up to {megabytes(settings.ORACLE_MAX_UPLOAD_BYTES)}",
     }
 
@@ -57,5 +50,5 @@ def attachment_upload(request: AuthenticatedHttpRequest) -> HttpResponse:
         return _refused(str(problem), 413)
     except DocumentError as problem:
         return _refused(str(problem))
-    chip = {"id": document.pk, "title": document.title}
+    chip = {"id": document.pk, "title": document.title, "image": document.is_image}
     return render(request, "chat/_attachment_chip.html", {"document": chip}, status=201)

@@ -12,6 +12,7 @@ from typing import Any
 from django.conf import settings
 from django.http import Http404, HttpResponse, JsonResponse
 from django.http.multipartparser import MultiPartParserError
+from django.urls import reverse
 
 from accounts.api_auth import api_endpoint, error
 from accounts.http import AuthenticatedHttpRequest
@@ -22,7 +23,9 @@ from knowledge.models import Document
 
 
 def document_json(document: Document) -> dict[str, Any]:
-    return {
+    """A document as the API shows it; an image with its type, size in pixels and the
+    address of its picture."""
+    shown = {
         "id": document.pk,
         "title": document.title,
         "filename": document.filename,
@@ -32,6 +35,15 @@ def document_json(document: Document) -> dict[str, Any]:
         "created_at": document.created_at.isoformat(),
         "builtin": document.builtin,
     }
+    if document.is_image:
+        image = document.image
+        shown["image"] = {
+            "media_type": image.media_type,
+            "width": image.width,
+            "height": image.height,
+            "url": reverse("document-image", args=[document.pk]),
+        }
+    return shown
 
 
 def _file_errors(message: str, status: int = 400, field: str = "file") -> JsonResponse:

@@ -2,13 +2,15 @@
 
 `extract` returns the text and its sections (where each heading or page starts),
 or raises a `DocumentError` whose message is meant for the user. It touches no
-database: a file that fails here leaves nothing behind.
+database: a file that fails here leaves nothing behind. Images are documents too, but
+no text is extracted from them (`knowledge.images`).
 """
 
 from __future__ import annotations
 
 from pathlib import PurePath
 
+from knowledge import images
 from knowledge.conversion import extract_html, extract_pdf, normalise
 from knowledge.document_errors import MEGABYTE as MEGABYTE
 from knowledge.document_errors import BrokenFile as BrokenFile
@@ -33,6 +35,7 @@ EXTENSIONS: dict[str, DocumentFormat] = {
     ".html": DocumentFormat.HTML,
     ".htm": DocumentFormat.HTML,
     ".pdf": DocumentFormat.PDF,
+    **dict.fromkeys(images.EXTENSIONS, DocumentFormat.IMAGE),
 }
 CONTENT_TYPES: dict[str, DocumentFormat] = {
     "text/markdown": DocumentFormat.MARKDOWN,
@@ -41,8 +44,11 @@ CONTENT_TYPES: dict[str, DocumentFormat] = {
     "text/html": DocumentFormat.HTML,
     "application/xhtml+xml": DocumentFormat.HTML,
     "application/pdf": DocumentFormat.PDF,
+    **dict.fromkeys(images.MEDIA_TYPES, DocumentFormat.IMAGE),
 }
-ACCEPTED = "Markdown (.md), text (.txt), HTML (.html) or PDF (.pdf)"
+ACCEPTED = f"Markdown (.md), text (.txt), HTML (.html), PDF (.pdf) or {images.ACCEPTED}"
+# The file chooser's `accept`: every extension and content type above.
+ACCEPT = ",".join([*EXTENSIONS, *CONTENT_TYPES])
 
 
 def detect_format(filename: str, content_type: str = "") -> DocumentFormat:
@@ -61,6 +67,8 @@ def detect_format(filename: str, content_type: str = "") -> DocumentFormat:
 def extract(data: bytes, *, filename: str, content_type: str = "") -> Extracted:
     """The text of a file, by its format; raises `DocumentError` with a message for the user."""
     kind = detect_format(filename, content_type)
+    if kind is DocumentFormat.IMAGE:
+        raise UnsupportedFile(f"{filename} is an image: it has no text to extract.")
     if not data.strip():
         raise EmptyDocument(f"{filename} is empty.")
     if kind is DocumentFormat.PDF:

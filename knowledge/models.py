@@ -18,6 +18,7 @@ class DocumentFormat(models.TextChoices):
     TEXT = "text", "Text"
     HTML = "html", "HTML"
     PDF = "pdf", "PDF"
+    IMAGE = "image", "Image"
 
 
 class Document(models.Model):
@@ -61,6 +62,28 @@ class Document(models.Model):
     def is_markdown(self) -> bool:
         """Its text is Markdown, shown rendered; any other format's is shown as it is."""
         return self.format == DocumentFormat.MARKDOWN
+
+    @property
+    def is_image(self) -> bool:
+        """An image: its picture is a `DocumentImage`, its text a line saying what it is."""
+        return self.format == DocumentFormat.IMAGE
+
+
+class DocumentImage(models.Model):
+    """The picture of an image document (`knowledge.images`): its bytes, checked to be an
+    image of its MIME type, and its size in pixels. A table of its own, so that reading
+    a document (its list, its page, search) never loads the bytes."""
+
+    document = models.OneToOneField(
+        Document, on_delete=models.CASCADE, primary_key=True, related_name="image"
+    )
+    data = models.BinaryField()
+    media_type = models.CharField(max_length=32)
+    width = models.PositiveIntegerField()
+    height = models.PositiveIntegerField()
+
+    def __str__(self) -> str:
+        return f"{self.media_type}, {self.width}x{self.height}"
 
 
 class Passage(models.Model):

@@ -11,7 +11,7 @@ from django.db.models.functions import Length, Substr
 from django.http import Http404
 
 from knowledge import search
-from knowledge.models import Document, Passage
+from knowledge.models import Document, DocumentFormat, DocumentImage, Passage
 from knowledge.search import SearchHit
 
 MAX_ID = 2**63 - 1
@@ -64,26 +64,62 @@ def document_id_from(value: object) -> int:
 
 
 def documents_for(user: User) -> QuerySet[Document]:
-    """The user's documents, newest first, then the built-in guide (text left out)."""
+    """The user's documents, newest first, then the built-in guide (text left out; an
+    image's size and type with it, not its bytes)."""
     return (
         Document.objects.filter(_visible(user))
-        .defer("text")
+        .select_related("image")
+        .defer("text", "image__data")
         .order_by(F("owner_id").asc(nulls_last=True), "-created_at", "-id")
     )
 
 
 def document_get(*, user: User, document_id: object) -> Document:
+    """One document the user can see (an image's size and type with it, not its bytes)."""
     try:
-        return Document.objects.get(_visible(user), pk=document_id_from(document_id))
+        return (
+            Document.objects.select_related("image")
+            .defer("image__data")
+            .get(_visible(user), pk=document_id_from(document_id))
+        )
     except Document.DoesNotExist:
         raise Http404 from None
 
 
-def own_document_titles(*, user: User, ids: list[int]) -> dict[int, str]:
-    """The title of each of `ids` that is one of the user's own documents (the built-in
-    guide is no one's), by id."""
-    rows = Document.objects.filter(owner=user, pk__in=ids).values_list("pk", "title")
-    return dict(rows)
+def image_get(*, user: User, document_id: object) -> DocumentImage:
+    """The picture of one of the user's image documents, bytes and all; Http404 for any
+    other document, or one the user cannot see."""
+    image = (
+        DocumentImage.objects.select_related("document")
+        .filter(
+            document__in=Document.objects.filter(_visible(user)), pk=document_id_from(document_id)
+        )
+        .first()
+    )
+    if image is None:
+        raise Http404
+    return image
+
+
+@dataclass(frozen=True)
+class Attachable:
+    """One of the user's own documents, as a message attaches it."""
+
+    title: str
+    image: bool
+
+
+def own_attachables(*, user: User, ids: list[int]) -> dict[int, Attachable]:
+    """Each of `ids` that is one of the user's own documents (the built-in guide is no
+    one's), by id: its title and whether it is an image."""
+    rows = Document.objects.filter(owner=user, pk__in=ids).values_list("pk", "title", "format")
+    return {pk: Attachable(title, kind == DocumentFormat.IMAGE) for pk, title, kind in rows}
+
+
+def own_images(*, user: User, ids: list[int]) -> dict[int, tuple[str, bytes]]:
+    """The MIME type and bytes of each of `ids` that is one of the user's own images."""
+    rows = DocumentImage.objects.filter(document__owner=user, pk__in=ids)
+    return {row.pk: (row.media_type, bytes(row.data)) for row in rows}
 
 
 def search_passages(*, user: User, query: str, limit: int = 5) -> list[SearchHit]:

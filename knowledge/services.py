@@ -17,13 +17,15 @@ from django.db import DEFAULT_DB_ALIAS, IntegrityError, transaction
 from chat.models import UNSTORABLE
 from knowledge.extraction import (
     DocumentError,
+    Extracted,
     FileTooLarge,
     InvalidTitle,
     TooMuchText,
     detect_format,
     extract,
 )
-from knowledge.models import Document, Passage
+from knowledge.images import ImageFacts, image_kind, inspect_image
+from knowledge.models import Document, DocumentFormat, DocumentImage, Passage
 from knowledge.splitting import Span, split_passages
 
 TITLE_MAX = 200
@@ -68,16 +70,26 @@ def _read(file: UploadedFile[bytes], filename: str) -> bytes:
 
 
 def document_upload(*, owner: User, file: UploadedFile[bytes], title: str = "") -> Document:
-    """Add a file to the owner's documents: its text, cut into searchable passages.
+    """Add a file to the owner's documents: its text, cut into searchable passages; an
+    image's bytes, with a line saying what it is for its text (`knowledge.images`).
 
     Raises a `DocumentError` (a ValueError whose message is for the user) for a file of
-    an unsupported kind, an empty or unreadable one, or one over the size limit.
+    an unsupported kind, an empty or unreadable one, one that is not the image its name
+    says, or one over the size limit.
     """
     filename = _filename(file.name)
     title = _title(title)
-    detect_format(filename, file.content_type or "")  # refuse before reading
+    content_type = file.content_type or ""
+    kind = detect_format(filename, content_type)  # refuse before reading
     data = _read(file, filename)
-    extracted = extract(data, filename=filename, content_type=file.content_type or "")
+    picture: ImageFacts | None = None
+    if kind is DocumentFormat.IMAGE:
+        named = image_kind(filename, content_type)
+        assert named is not None, "detect_format found an image"
+        picture = inspect_image(data, filename=filename, kind=named)
+        extracted = Extracted(kind, picture.description(filename), (), "")
+    else:
+        extracted = extract(data, filename=filename, content_type=content_type)
     most = TEXT_PER_UPLOAD_BYTE * settings.ORACLE_MAX_UPLOAD_BYTES
     if len(extracted.text) > most:
         raise TooMuchText(filename, len(extracted.text), most)
@@ -93,6 +105,11 @@ def document_upload(*, owner: User, file: UploadedFile[bytes], title: str = "") 
     spans = split_passages(extracted.text, extracted.sections)  # before the write lock
     with transaction.atomic():
         _index(document, extracted.text, spans)
+        if picture is not None:
+            DocumentImage.objects.create(
+                document=document, data=data, media_type=picture.kind.media_type,
+                width=picture.width, height=picture.height,
+            )  # fmt: skip
     return document
 
 

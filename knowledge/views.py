@@ -1,6 +1,6 @@
 """The Documents page: the user's documents and the built-in guide, uploads (with
 JavaScript through the API, with progress; without it as a plain form post) and
-deletion."""
+deletion; a document's page, and an image document's picture."""
 
 from __future__ import annotations
 
@@ -10,11 +10,13 @@ from django.conf import settings
 from django.contrib import messages as flash
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.cache import patch_cache_control
+from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.http import AuthenticatedHttpRequest
 from knowledge import reading, selectors, services
-from knowledge.extraction import ACCEPTED, DocumentError, megabytes
+from knowledge.extraction import ACCEPT, ACCEPTED, DocumentError, megabytes
 
 
 def _list_context(request: AuthenticatedHttpRequest) -> dict[str, Any]:
@@ -44,6 +46,7 @@ def documents_page(request: AuthenticatedHttpRequest) -> HttpResponse:
         "max_upload_bytes": limit,
         "max_upload": megabytes(limit),
         "accepted": ACCEPTED,
+        "accept": ACCEPT,
     }
     return render(request, "knowledge/documents.html", context)
 
@@ -69,6 +72,21 @@ def document_page(request: AuthenticatedHttpRequest, document_id: str) -> HttpRe
     shown = reading.document_html(document, sections, cited)
     context = {"document": document, "sections": sections, "shown": shown}
     return render(request, "knowledge/document.html", context)
+
+
+@require_GET
+def document_image(request: AuthenticatedHttpRequest, document_id: str) -> HttpResponse:
+    """An image document's picture, as it was uploaded, to its owner alone (404 for any
+    other document). Served as the type Pillow found it to be, never sniffed as another
+    (whatever the site's settings), and shown in the page, not downloaded."""
+    image = selectors.image_get(user=request.user, document_id=document_id)
+    response = HttpResponse(bytes(image.data), content_type=image.media_type)
+    response["X-Content-Type-Options"] = "nosniff"
+    named = content_disposition_header(as_attachment=False, filename=image.document.filename)
+    response["Content-Disposition"] = named or "inline"
+    # Its bytes never change (a new upload is a new document): the browser may keep them.
+    patch_cache_control(response, private=True, max_age=3600)
+    return response
 
 
 @require_POST

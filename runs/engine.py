@@ -5,11 +5,12 @@ is imported by `runs.runner` alone."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from django.conf import settings
 
+from agents.attachments import Picture
 from agents.clock import Clock
 from agents.config import AgentConfig, OperatorLimits
 from agents.decisions import DecisionTree
@@ -18,7 +19,7 @@ from agents.offline_model import OFFLINE_MODEL_NAME, OfflineModel
 from agents.run.deps import RunDeps
 from agents.tools import ToolRegistry
 from chat.models import Conversation
-from knowledge.citations import PASSAGE_LINK
+from knowledge.citations import DOCUMENT_LINK, PASSAGE_LINK
 
 
 def model_name_for(conversation: Conversation, *, user_choice: str) -> str:
@@ -32,7 +33,8 @@ def model_for(name: str, *, read_pause: Callable[[], float] | None = None) -> Mo
     when `name` is empty or names it. Callers pass the user's choice, else the server's;
     a run passes its journal's `read_pause` (see `LiteLLMModel`)."""
     if not name or name == OFFLINE_MODEL_NAME:
-        return OfflineModel(passage_link=PASSAGE_LINK)  # its sources link to the passages
+        # Its sources link to the passages, the images it cannot see to their documents.
+        return OfflineModel(passage_link=PASSAGE_LINK, document_link=DOCUMENT_LINK)
     # Imported here: LiteLLM takes seconds to import and the offline model needs none of it.
     from agents.litellm_model import LiteLLMModel
 
@@ -52,9 +54,17 @@ def user_config(user: Any) -> tuple[AgentConfig, OperatorLimits]:
 
 
 def engine_deps(
-    *, model: Model, tree: DecisionTree, tools: ToolRegistry, clock: Clock | None = None
+    *,
+    model: Model,
+    tree: DecisionTree,
+    tools: ToolRegistry,
+    clock: Clock | None = None,
+    pictures: Mapping[int, Picture] | None = None,
 ) -> RunDeps:
     """What a run works with, built here for the worker, `ask` and a subagent alike: the
-    model, the decision tree under the run's limits, the tools, and the clock (a
-    subagent shares its parent's)."""
-    return RunDeps(model=model, tree=tree, tools=tools, clock=clock or Clock())
+    model, the decision tree under the run's limits, the tools, the clock (a
+    subagent shares its parent's), and the images the user attached for a model that
+    sees them (`runs.attachments`)."""
+    return RunDeps(
+        model=model, tree=tree, tools=tools, clock=clock or Clock(), pictures=pictures or {}
+    )

@@ -21,7 +21,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from agents.attachments import Attached, with_attachments
+from agents.attachments import Picture
 from agents.cancel import CancelToken
 from agents.config import AgentConfig, OperatorLimits
 from agents.events import EventSink
@@ -41,6 +41,7 @@ from agents.state import RunStatus as EngineStatus
 from agents.subagents import DELEGATE_TOOL, AgentType
 from chat.models import Message, Role, Run, RunStatus
 from ops.caps import run_cost_limits
+from runs.attachments import for_model, pictures_for, sees_images
 from runs.engine import engine_deps, model_for, model_name_for, user_config
 from runs.recorder import RunRecorder
 from runs.tools import run_tools
@@ -62,6 +63,8 @@ class Job:
     tool_steps: dict[str, Message]
     agent_types: list[AgentType] = field(default_factory=list)  # whom it may delegate to
     mcp_servers: list[str] = field(default_factory=list)  # the MCP servers the user uses
+    # The images the user's messages attached, for a model that sees images (by id).
+    pictures: dict[int, Picture] = field(default_factory=dict)
 
 
 class _Hooks(TypedDict):
@@ -92,6 +95,7 @@ async def drive(job: Job, recorder: RunRecorder, cancel: CancelToken) -> RunResu
             mcp_servers=job.mcp_servers,
             allowed=conversation.allowed_tools,
         ),
+        pictures=job.pictures,
     )
     try:
         return await _drive(job, deps, recorder, cancel)
@@ -155,8 +159,12 @@ def claim(run_id: str) -> Job | None:
         action = "start"
     history: list[dict[str, Any]] = []
     question = ""
+    # A model that sees images is shown those the messages attached (loaded for every
+    # action: a continued run's calls send them again); any other is told it cannot.
+    sees = sees_images(model_name_for(run.conversation, user_choice=config.model))
+    pictures = pictures_for(run) if sees else {}
     if action == "start":
-        question = for_model(run.user_message) if run.user_message else ""
+        question = for_model(run.user_message, sees_images=sees) if run.user_message else ""
         earlier = Message.objects.filter(
             conversation=run.conversation,
             seq__lt=run.user_message.seq if run.user_message else 0,
@@ -165,7 +173,8 @@ def claim(run_id: str) -> Job | None:
         ).order_by("seq")
         for message in earlier:
             if message.role == Role.USER or message.metadata.get("final"):
-                history.append({"role": message.role, "content": for_model(message)})
+                content = for_model(message, sees_images=sees)
+                history.append({"role": message.role, "content": content})
     state = AgentState.from_json(json.dumps(run.state)) if run.state else None
     # The daily spending caps: what is left of them caps this run's cost.
     operator = run_cost_limits(operator, run=run, state=state, action=action, now=now)
@@ -183,17 +192,8 @@ def claim(run_id: str) -> Job | None:
         tool_steps,
         agent_types=_subagent_types(),
         mcp_servers=_mcp_servers(run.conversation.owner),
+        pictures=pictures,
     )
-
-
-def for_model(message: Message) -> str:
-    """What the model reads of a message: its text, and for the user's, a note naming the
-    documents attached to it and the tools that read them."""
-    if message.role != Role.USER:
-        return message.content
-    documents = message.metadata.get("documents") or []
-    attached = [Attached(int(d["id"]), str(d["title"])) for d in documents]
-    return with_attachments(message.content, attached)
 
 
 def _mcp_servers(user: Any) -> list[str]:

@@ -5,6 +5,7 @@ name every route Django knows, so a new one cannot slip in untested."""
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,6 +29,9 @@ from tests.routes import Pattern, every_pattern
 pytestmark = pytest.mark.django_db
 
 WRITES = ("POST", "PUT", "PATCH", "DELETE")
+PIXEL = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+)
 
 
 @dataclass(frozen=True)
@@ -35,7 +39,7 @@ class Route:
     """What a route takes: its methods, and the kind of object its id names (if any)."""
 
     methods: tuple[str, ...]
-    owned: str | None = None  # "conversation", "run", "document" or "token"
+    owned: str | None = None  # "conversation", "run", "document", "image" or "token"
     staff: bool = False
     anonymous: bool = False  # reachable logged out (log-in, sign-up, health)
     example: str = ""  # a fixed value for a parameter that is not an object's id
@@ -88,6 +92,7 @@ ROUTES: dict[str, Route] = {
     "documents": Route(("GET", "POST")),
     "document-list": Route(("GET",)),
     "document": Route(("GET",), owned="document"),
+    "document-image": Route(("GET",), owned="image"),
     "document-delete": Route(("POST",), owned="document"),
     "api-documents": Route(("GET", "POST")),
     "api-document": Route(("GET", "DELETE"), owned="document"),
@@ -132,6 +137,7 @@ class Owned:
     conversation: str
     run: str
     document: str
+    image: str  # an image document (its picture is served by a route of its own)
     token: str
 
 
@@ -152,8 +158,11 @@ def belongings(user: User) -> Owned:
         file=SimpleUploadedFile("notes.md", b"# Notes\n\nprivate", content_type="text/markdown"),
         title=f"{user.username}'s notes",
     )
+    image = document_upload(
+        owner=user, file=SimpleUploadedFile("lions.png", PIXEL, content_type="image/png")
+    )
     token, _ = api_token_create(user=user, name=f"{user.username}'s token")
-    return Owned(str(conversation.id), str(run.id), str(document.id), str(token.id))
+    return Owned(str(conversation.id), str(run.id), str(document.id), str(image.id), str(token.id))
 
 
 def url_of(name: str, owned: Owned | None, alert: int | None = None) -> str:

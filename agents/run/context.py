@@ -13,6 +13,7 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from agents.attachments import with_pictures
 from agents.cancel import CancelToken
 from agents.events import Event, EventSink
 from agents.run.deps import Headroom, RunDeps
@@ -94,7 +95,9 @@ class RunContext:
         state = self.state
         new_messages = state.messages[self.counted_messages :]
         if new_messages:
-            self.context_tokens += self.model.count_tokens(new_messages)
+            # As the model is sent them: the images attached beside their messages.
+            shown = with_pictures(new_messages, self.deps.pictures)
+            self.context_tokens += self.model.count_tokens(shown)
             self.counted_messages = len(state.messages)
         prompt = self.context_tokens + self.tools_tokens
         done = state.total.iterations

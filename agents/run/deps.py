@@ -7,10 +7,12 @@ Django side can take these without importing the loop.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from agents.attachments import Picture
 from agents.clock import Clock
 from agents.instructions import instructions_in
 from agents.model import Model
@@ -21,12 +23,15 @@ from agents.tree import DecisionTree
 
 @dataclass(frozen=True)
 class RunDeps:
-    """What a run works with; kept apart from the run's state."""
+    """What a run works with; kept apart from the run's state. `pictures`: the images
+    the user's messages attached, by document id, for a model that sees images (the
+    state keeps the messages' text alone; each call puts the images beside it)."""
 
     model: Model
     tree: DecisionTree
     tools: ToolRegistry = field(default_factory=ToolRegistry)
     clock: Clock = field(default_factory=Clock)
+    pictures: Mapping[int, Picture] = field(default_factory=dict)
     max_retries: int = 3
     retry_base_delay: float = 0.5
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agents import wording
+from agents.attachments import with_pictures
 from agents.events import EventType
 from agents.model import (
     FinishPart,
@@ -49,7 +50,7 @@ async def request_model(run: RunContext) -> list[ToolCallPart]:
         state.messages.append({"role": "system", "content": hint})
     state.pending_hints.clear()
     tools = None if wind_down else (run.deps.tools.schemas or None)
-    request = ModelRequest(messages=state.messages, tools=tools)
+    request = ModelRequest(messages=with_pictures(state.messages, run.deps.pictures), tools=tools)
     state.round.iterations += 1
     state.total.iterations += 1
     assert state.call_limits is not None, "on_turn_start sets the call limits"

@@ -23,6 +23,7 @@ from agents.model import (
     TextDelta,
     ToolCallPart,
     UsagePart,
+    content_text,
 )
 
 
@@ -88,7 +89,7 @@ class ScriptedModel:
         return self._name
 
     def count_tokens(self, messages: Sequence[Message]) -> int:
-        return sum(len(str(message.get("content") or "")) // 4 + 4 for message in messages)
+        return sum(len(content_text(message.get("content"))) // 4 + 4 for message in messages)
 
     def price(self, prompt_tokens: int, completion_tokens: int) -> float:
         return prompt_tokens * self._prices[0] + completion_tokens * self._prices[1]

@@ -1,12 +1,13 @@
 """Documents attached to a message: the user's own, named by id (the composer uploads a
 file into the user's documents first, `knowledge.services`), kept on the message with
-their titles; the model is told of them (`agents.attachments`)."""
+their titles (and `image`, for an image); the model is told of them
+(`agents.attachments`), and shown the images when it sees images (`runs.attachments`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from knowledge.selectors import MAX_ID, own_document_titles
+from knowledge.selectors import MAX_ID, own_attachables
 from runs.errors import InvalidInput
 
 MAX_ATTACHMENTS = 10
@@ -23,16 +24,19 @@ def _document_id(value: object) -> int:
 
 
 def documents_to_attach(*, owner: Any, documents: object) -> list[dict[str, Any]]:
-    """`documents` (ids) as a message keeps them: each once, in order, with its title.
-    InvalidInput, naming the first id that is not one of the owner's documents, when any
-    is not; nothing is written here."""
+    """`documents` (ids) as a message keeps them: each once, in order, with its title
+    (and `"image": True` for an image). InvalidInput, naming the first id that is not one
+    of the owner's documents, when any is not; nothing is written here."""
     if not isinstance(documents, list | tuple):
         raise InvalidInput({"documents": [NOT_A_LIST]})
     ids = list(dict.fromkeys(_document_id(value) for value in documents))
     if len(ids) > MAX_ATTACHMENTS:
         raise InvalidInput({"documents": [f"At most {MAX_ATTACHMENTS} documents to a message."]})
-    titles = own_document_titles(user=owner, ids=[i for i in ids if 0 < i <= MAX_ID])
-    missing = next((i for i in ids if i not in titles), None)
+    found = own_attachables(user=owner, ids=[i for i in ids if 0 < i <= MAX_ID])
+    missing = next((i for i in ids if i not in found), None)
     if missing is not None:
         raise InvalidInput({"documents": [f"You have no document with the id {missing}."]})
-    return [{"id": i, "title": titles[i]} for i in ids]
+    return [
+        {"id": i, "title": found[i].title, **({"image": True} if found[i].image else {})}
+        for i in ids
+    ]

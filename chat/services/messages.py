@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from chat.models import Conversation, Message, Role, Run, RunStatus
 from chat.services.attachments import documents_to_attach
-from knowledge.selectors import own_document_titles
+from knowledge.selectors import own_attachables
 from runs.errors import InvalidInput, RunConflict
 from runs.queue import ACTIVE, enqueue
 from runs.titles import first_words
@@ -136,6 +136,6 @@ def message_edit(*, message: Message, content: object) -> tuple[Message, Run]:
     Message.objects.filter(conversation=conversation, seq__gte=message.seq).update(superseded=True)
     # Its attachments go with it, those still among the owner's documents.
     attached = [document["id"] for document in message.metadata.get("documents") or []]
-    still = own_document_titles(user=conversation.owner, ids=attached) if attached else {}
+    still = own_attachables(user=conversation.owner, ids=attached) if attached else {}
     kept = [document_id for document_id in attached if document_id in still]
     return message_post(conversation=conversation, content=text, documents=kept, edit_of=message)

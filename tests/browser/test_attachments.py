@@ -1,9 +1,12 @@
 """A person attaches files from the composer, with the keyboard: a file Oracle cannot
 read is refused beside the composer (the question typed stays), a Markdown file becomes
 a chip, and the offline model answers from it with a quote and its source; the message
-shows its attachment, a link to the document. Screenshots light and dark, desktop and
-phone, of the composer with its chip and of the answer."""
+shows its attachment, a link to the document. An image becomes a chip with its
+thumbnail; the offline model says it cannot see it, linking its document, whose page
+shows it. Screenshots light and dark, desktop and phone, of the composer with its chip,
+of the answers and of the image's page."""
 
+# ruff: noqa: RUF001 (an image's size is written with the multiplication sign, as people read it)
 from __future__ import annotations
 
 import re
@@ -11,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PIL import Image, ImageDraw
 from playwright.sync_api import expect
 
 from tests.browser.conftest import TWO_FRAMES, each_look, log_in
@@ -56,8 +60,8 @@ def test_an_attached_file_is_sent_with_the_question_and_the_answer_cites_it(
 
     choose_with_the_keyboard(page, photo)
     expect(page.locator("#attach-error")).to_have_text(
-        "photo.png is not a file Oracle can read: upload Markdown (.md), text (.txt), "
-        "HTML (.html) or PDF (.pdf)."
+        "photo.png is not a PNG image: Oracle could not read it as one (a damaged file, or "
+        "another kind of file renamed)."
     )
     expect(page.locator("#composer-input")).to_have_value("How do zebras sleep?")
     expect(page.locator(".attachment-chip")).to_have_count(0)
@@ -136,3 +140,78 @@ def test_a_message_waits_for_a_file_still_on_its_way(
     page.press("#composer-input", "Enter")
     sent = page.locator(".msg-user").last
     expect(sent.get_by_role("link", name="Zebra notes")).to_be_visible()
+
+
+def a_drawing(path: Path) -> None:
+    """A small PNG a person would know again: a sun over a field."""
+    image = Image.new("RGB", (320, 200), (135, 190, 235))
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((0, 140, 320, 200), fill=(90, 160, 70))
+    draw.ellipse((220, 30, 280, 90), fill=(250, 200, 40))
+    image.save(path, format="PNG")
+
+
+LOADED = "img => img.complete && img.naturalWidth"
+
+
+def test_an_attached_image_is_sent_and_the_offline_model_says_it_cannot_see_it(
+    page: Any, offline: OracleStack, tmp_path: Path
+) -> None:
+    offline.create_user("ivy")
+    log_in(page, offline.url, "ivy")
+    drawing = tmp_path / "field.png"
+    a_drawing(drawing)
+    page.goto(f"{offline.url}/")
+    page.fill("#composer-input", "What does this picture show?")
+
+    choose_with_the_keyboard(page, drawing)
+    chip = page.locator(".attachment-chip:not(.pending)", has_text="field")
+    expect(chip).to_be_visible()
+    expect(chip.locator("img.attachment-thumb")).to_be_visible()
+    page.wait_for_function(f"({LOADED})(document.querySelector('.attachment-thumb'))")
+    for folder, look in each_look(page, tmp_path):
+        page.screenshot(path=str(folder / f"attach-image-composer-{look}.png"))
+
+    page.focus("#composer-input")
+    page.keyboard.press("Enter")
+
+    sent = page.locator(".msg-user").last
+    expect(sent.get_by_role("link", name="field")).to_be_visible()
+    expect(sent.locator("img.attachment-thumb")).to_be_visible()
+    expect(page.locator(".attachment-chip")).to_have_count(0)
+    answer = page.locator(".msg-assistant").last
+    expect(answer).to_contain_text(
+        "I cannot see images: field is attached, but the offline model reads text only, so I "
+        "cannot tell you what it shows.",
+        timeout=30_000,
+    )
+    cited = answer.get_by_role("link", name="field")
+    expect(cited).to_have_attribute("href", re.compile(r"^/documents/\d+/$"))
+    for folder, look in each_look(page, tmp_path):
+        answer.scroll_into_view_if_needed()
+        page.evaluate(TWO_FRAMES)
+        page.screenshot(path=str(folder / f"attach-image-answer-{look}.png"))
+
+    cited.focus()
+    with page.context.expect_page() as opened:
+        page.keyboard.press("Enter")
+    document = opened.value
+    document.wait_for_load_state()
+    expect(document).to_have_title("field · Documents · Oracle")
+    shown = document.locator(".document-picture img")
+    expect(shown).to_have_attribute("alt", "field")
+    assert shown.evaluate(LOADED) == 320  # the picture itself, loaded
+    expect(document.locator(".document-view header")).to_contain_text("320 × 200 pixels")
+    for folder, look in each_look(document, tmp_path):
+        document.screenshot(path=str(folder / f"attach-image-document-{look}.png"))
+        assert (
+            document.evaluate("document.documentElement.scrollWidth")
+            <= document.viewport_size["width"]
+        )
+
+    document.get_by_role("link", name="← Documents").click()
+    row = document.locator(".document-row", has_text="field")
+    expect(row.locator(".document-file")).to_have_text("Image · field.png · 320 × 200")
+    assert row.locator("img.document-thumb").evaluate(LOADED) == 320
+    for folder, look in each_look(document, tmp_path):
+        document.screenshot(path=str(folder / f"attach-image-list-{look}.png"))

@@ -74,7 +74,7 @@ def test_upload_with_progress_then_delete(documents_page: Any, tmp_path: Path) -
     refused = page.locator(".upload", has_text="slides.pptx")
     expect(refused.locator(".upload-status")).to_have_text(
         "slides.pptx is not a file Oracle can read: upload Markdown (.md), text (.txt), "
-        "HTML (.html) or PDF (.pdf)."
+        "HTML (.html), PDF (.pdf) or an image (.png, .jpg, .gif, .webp)."
     )
     expect(refused).to_have_class("upload failed")
     expect(page.locator(".document-row")).to_have_count(3)

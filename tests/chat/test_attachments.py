@@ -63,11 +63,12 @@ def test_an_attached_file_joins_your_documents_and_shows_as_a_removable_chip(
 @pytest.mark.parametrize(
     ("upload", "status"),
     [
+        (lambda: a_file("slides.pptx", b"PK\x03\x04" + b"\0" * 64, "application/zip"), 400),
         (lambda: a_file("photo.png", b"\x89PNG\r\n\x1a\n" + b"\0" * 64, "image/png"), 400),
         (lambda: a_file("empty.txt", "", "text/plain"), 400),
         (lambda: a_file("big.md", "Zebras. " * 400), 413),
     ],
-    ids=["wrong-type", "empty", "too-large"],
+    ids=["wrong-type", "fake-image", "empty", "too-large"],
 )
 def test_a_file_the_documents_page_refuses_is_refused_alike_and_nothing_is_saved(
     client: Client, alice: User, settings: Any, upload: Any, status: int
