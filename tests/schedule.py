@@ -66,7 +66,7 @@ def balanced(items: list[Any], workers: int, costs: dict[str, float]) -> list[An
     """`items` reordered into `workers` shares of the sizes worksteal sends."""
     modules: dict[str, list[Any]] = defaultdict(list)
     for item in items:
-        modules[item.nodeid.split("::")[0]].append(item)
+        modules[_path(item)].append(item)
     cost = {path: costs.get(path, _guess(path, len(tests))) for path, tests in modules.items()}
     shares = [Share(size) for size in _share_sizes(len(items), workers)]
     quick: list[Any] = []
@@ -83,9 +83,19 @@ def balanced(items: list[Any], workers: int, costs: dict[str, float]) -> list[An
     for share in shares:
         for module in share.slow:
             ordered.extend(module)
-        ordered.extend(quick[: share.room])
+        ordered.extend(_dearest_first(quick[: share.room], cost))
         del quick[: share.room]
     return ordered + quick
+
+
+def _dearest_first(tests: list[Any], cost: dict[str, float]) -> list[Any]:
+    """A share's quick tests, their modules the dearest first (each module's tests in the
+    order found): what an idle worker steals from its end is then the cheapest."""
+    return sorted(tests, key=lambda test: -cost[_path(test)])  # stable: modules stay whole
+
+
+def _path(test: Any) -> str:
+    return str(test.nodeid.split("::")[0])
 
 
 @pytest.hookimpl(trylast=True)

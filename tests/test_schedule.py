@@ -82,3 +82,13 @@ def test_a_module_not_timed_yet_is_guessed_by_its_folder():
     items = suite({"tests/agents/test_quick.py": 40, "tests/browser/test_new.py": 5})
     first = shares(balanced(items, 2, {}), 2)
     assert [module(item) for item in first[0][:5]] == ["tests/browser/test_new.py"] * 5
+
+
+def test_the_quick_tests_of_a_share_end_with_the_cheapest_modules():
+    """An idle worker steals the back of a share: there, the quickest modules."""
+    costs = {**COSTS, "tests/agents/test_quick.py": 1.0, "tests/chat/test_e.py": 4.0}
+    for share in shares(balanced(suite(MODULES), 3, costs), 3):
+        quick = [module(item) for item in share if costs[module(item)] < 5]
+        assert quick == sorted(quick, key=lambda path: -costs[path])
+        starts = [path for n, path in enumerate(quick) if n == 0 or quick[n - 1] != path]
+        assert len(starts) == len(set(starts))  # each module's tests together
