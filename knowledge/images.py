@@ -1,8 +1,8 @@
 """Images as documents: PNG, JPEG, GIF and WebP, each checked with Pillow to be what its
 name (or, without an extension, its content type) says. An image's document keeps its
-bytes (`DocumentImage`) and, for its text, a line saying what it is ("Image lions.png,
-640 by 480 PNG", with a multiplication sign): so it is listed, found by its name and
-cited like any document, and no text is ever extracted from it.
+bytes (`DocumentImage`) and, for its text, a line saying what it is ("Image lions.png
+(lions), 640 by 480 PNG", with a multiplication sign): so it is listed, found by its
+name and cited like any document, and no text is ever extracted from it.
 """
 
 from __future__ import annotations
@@ -49,8 +49,12 @@ class ImageFacts:
     height: int
 
     def description(self, filename: str) -> str:
-        """The image's document's text: "Image lions.png, 640 by 480 PNG" (with the sign)."""
-        return f"Image {filename}, {self.width} {TIMES} {self.height} {self.kind.label}"
+        """The image's document's text: "Image lions.png (lions), 640 by 480 PNG" (with the
+        sign). The name's stem stands apart too: PostgreSQL's text search reads
+        "lions.png" as one word, a file's name, and would not find it by "lions"."""
+        stem = PurePath(filename).stem
+        named = filename if stem in ("", filename) else f"{filename} ({stem})"
+        return f"Image {named}, {self.width} {TIMES} {self.height} {self.kind.label}"
 
 
 def image_kind(filename: str, content_type: str = "") -> ImageKind | None:

@@ -55,7 +55,7 @@ def test_an_image_becomes_a_document_found_by_its_name(
     document = upload(alice, name, data)
 
     assert (document.format, document.title, document.size) == ("image", "lions", len(data))
-    assert document.text == f"Image {name}, 640 × 480 {label}"
+    assert document.text == f"Image {name} (lions), 640 × 480 {label}"
     assert document.passage_count == Passage.objects.filter(document=document).count() == 1
     image = DocumentImage.objects.get(document=document)
     assert (image.media_type, image.width, image.height) == (media_type, 640, 480)
@@ -175,7 +175,7 @@ def test_an_image_documents_page_shows_the_image(alice_client: Client, alice: Us
     assert shown["src"] == f"/documents/{document.pk}/image/"
     assert (shown["alt"], shown["width"], shown["height"]) == ("lions", "640", "480")
     assert "Image · lions.png · 640 × 480 pixels" in page.select_one("header .muted").get_text()
-    assert page.select_one(".document-text").get_text() == "Image lions.png, 640 × 480 PNG"
+    assert page.select_one(".document-text").get_text() == "Image lions.png (lions), 640 × 480 PNG"
 
 
 @pytest.mark.parametrize(("kind", "media_type"), [("PNG", "image/png"), ("WEBP", "image/webp")])
@@ -240,7 +240,8 @@ def test_the_api_takes_an_image_and_says_what_it_is(client: Client, alice: User)
     listed = client.get("/api/documents/").json()["documents"]
     assert listed[0]["image"] == made["image"] and "image" not in listed[-1]  # the guide
     detail = client.get(f"/api/documents/{made['id']}/").json()
-    assert detail["text"] == "Image lions.gif, 32 × 16 GIF" and detail["image"] == made["image"]
+    assert detail["text"] == "Image lions.gif (lions), 32 × 16 GIF"
+    assert detail["image"] == made["image"]
 
 
 def test_the_api_refuses_a_fake_image_and_saves_nothing(client: Client, alice: User) -> None:
