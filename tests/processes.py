@@ -66,24 +66,27 @@ def manage(
     return forkserver.run_manage(*args, env=env or base_env(), timeout=timeout)
 
 
-def scratch_database(
-    folder: Path, prefix: str, *, migrated: bool = False
-) -> tuple[str, str | None]:
-    """A database of its own for a stack of real processes, of the suite's kind: a file
-    under `folder` on SQLite, a new database on the suite's PostgreSQL. Returns its URL
-    and, on PostgreSQL, its name for `drop_scratch_database`. `migrated`: a copy of one
-    this process migrated once (`_migrated_template`), so the stack's `migrate` has
-    nothing left to do: a second or so of CPU saved for each stack after the first."""
+def scratch_database(folder: Path, prefix: str) -> tuple[str, str | None]:
+    """A database of its own for a stack of real processes, of the suite's kind and
+    already migrated: a copy, under `folder` on SQLite, a new database on the suite's
+    PostgreSQL, of the one this process migrated once (`_migrated_template`), so the
+    stack's processes have no migrating left to do. Returns its URL and, on PostgreSQL,
+    its name for `drop_scratch_database`."""
     if "postgresql" not in settings.DATABASES["default"]["ENGINE"]:
-        path = folder / f"{prefix}.sqlite3"
-        return (migrated_sqlite(path) if migrated else f"sqlite:///{path}"), None
+        return migrated_sqlite(folder / f"{prefix}.sqlite3"), None
+    name = _create_database(prefix, template=_migrated_template(postgres=True))
+    return _postgres_url(name), name
+
+
+def _create_database(prefix: str, *, template: str | None = None) -> str:
+    """A new database on the suite's PostgreSQL (a copy of `template`, if given): its name."""
     import psycopg
 
     name = f"oracle_{prefix}_{uuid.uuid4().hex[:10]}"
-    copied = f' TEMPLATE "{_migrated_template(postgres=True)}"' if migrated else ""
+    copied = f' TEMPLATE "{template}"' if template is not None else ""
     with psycopg.connect(_admin_dsn(), autocommit=True) as admin:
         admin.execute(f'CREATE DATABASE "{name}"{copied}')
-    return _postgres_url(name), name
+    return name
 
 
 def _postgres_url(name: str) -> str:
@@ -109,9 +112,7 @@ def _migrated_template(postgres: bool) -> str:
     if postgres in _templates:
         return _templates[postgres]
     if postgres:
-        _, name = scratch_database(Path(), "template")
-        assert name is not None
-        template = name
+        template = _create_database("template")
         url = _postgres_url(template)
     else:
         template = str(Path(tempfile.mkdtemp(prefix="oracle-template-")) / "migrated.sqlite3")

@@ -53,9 +53,7 @@ class ServedOracle:
         self.folder = folder
         self.port = processes.free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        database_url, self._database_name = processes.scratch_database(
-            folder, "faults", migrated=True
-        )
+        database_url, self._database_name = processes.scratch_database(folder, "faults")
         self.env = processes.base_env(**{
             "REDIS_URL": None,  # the embedded Redis, unless given
             **env,

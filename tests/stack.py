@@ -34,7 +34,7 @@ class OracleStack:
         self.port = processes.free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.urls = [self.url]  # one for each daphne, the first one's first
-        database_url, self._database_name = processes.scratch_database(folder, "e2e", migrated=True)
+        database_url, self._database_name = processes.scratch_database(folder, "e2e")
         self.env = processes.base_env(
             DATABASE_URL=database_url, DEBUG="false",
             REDIS_URL=_other_redis_db(settings.REDIS_URL, redis_db),
