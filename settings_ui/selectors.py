@@ -22,8 +22,10 @@ def model_choices() -> list[tuple[str, str]]:
 
 def prices_loaded() -> bool:
     """Whether this process has LiteLLM's price list in memory (its import takes about 3 s
-    of CPU, which a page should not wait for)."""
-    return "agents.litellm_model" in sys.modules
+    of CPU, which a page should not wait for). A module is in sys.modules from the start
+    of its import: until its price function is defined, another request is still loading
+    it, and a page that imported it now would wait on that import's lock."""
+    return callable(getattr(sys.modules.get("agents.litellm_model"), "model_prices", None))
 
 
 @functools.lru_cache(maxsize=64)

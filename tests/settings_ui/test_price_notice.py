@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import types
 
 from django.test import Client
 
@@ -54,6 +55,23 @@ def test_a_page_drawn_before_the_price_list_is_loaded_fetches_its_notice_after(
     later = alice_client.get("/settings/price-notice/").content.decode()
     assert "ollama/llama3 has no price in LiteLLM" in notice(later)
     assert "hx-get" not in later and "hidden" not in notice(later)
+
+
+def test_a_page_drawn_while_another_request_loads_the_price_list_does_not_wait_for_it(
+    alice_client: Client, two_models: list[str], monkeypatch
+):
+    """A module is in sys.modules from the start of its import: while the notice's own
+    request is still loading LiteLLM, the page is drawn without the notice rather than
+    waiting (behind the import's lock) for the load to finish."""
+    alice_client.post("/settings/fields/model/", {"model": "ollama/llama3"})
+    loading = types.ModuleType("agents.litellm_model")  # its body not run yet
+    monkeypatch.setitem(sys.modules, "agents.litellm_model", loading)
+
+    response = alice_client.get("/settings/")
+
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert 'hx-get="/settings/price-notice/"' in notice(html) and "hidden" in notice(html)
 
 
 def test_the_notice_on_its_own_is_hidden_for_a_priced_model(
