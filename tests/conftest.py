@@ -181,6 +181,32 @@ def _node(name: str) -> str:
     return f"{name}@{socket.gethostname()}"
 
 
+# Loaded by a test module as it is collected, these would cost every xdist worker their
+# import, whether or not it runs a test that needs them (LiteLLM: 3 to 5 s of CPU).
+NOT_AT_COLLECTION = ("litellm",)
+_LOADED_AT_COLLECTION = pytest.StashKey[list[str]]()
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    import sys
+
+    session.config.stash[_LOADED_AT_COLLECTION] = [
+        name for name in NOT_AT_COLLECTION if name in sys.modules
+    ]
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Every test fails while collection imports what it must not (a UsageError raised in
+    a worker's collection reaches xdist's controller as an internal error, unexplained)."""
+    loaded = item.config.stash.get(_LOADED_AT_COLLECTION, [])
+    if loaded:
+        pytest.fail(
+            f"Collecting the tests imported {', '.join(loaded)}: import it in the tests "
+            "(or fixtures) that use it, not at the top of their module.",
+            pytrace=False,
+        )
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Remove the migrated databases stacks were copied from; stop the embedded Redis if
     this test session's settings started it."""

@@ -13,7 +13,6 @@ from agents.cancel import CancelToken
 from agents.clock import Clock
 from agents.config import AgentConfig
 from agents.events import EventCollector
-from agents.litellm_model import LiteLLMModel
 from agents.loop import RunDeps, start_run
 from agents.model import FinishPart, ModelRequest, TextDelta, ToolCallPart, UsagePart
 from agents.testing.fake_server import FakeServer
@@ -35,6 +34,8 @@ def server():
 
 
 async def ask(server, *, model="openai/fake-model", cancel=None, clock=None, events=None, **config):
+    from agents.litellm_model import LiteLLMModel
+
     deps = RunDeps(
         model=LiteLLMModel(model, api_base=server.base_url, api_key="test-key"),
         tree=DefaultDecisionTree(AgentConfig.from_raw(config)),
@@ -78,6 +79,8 @@ async def test_a_tool_using_run_completes_with_the_providers_usage_and_price(ser
 
 @EITHER_STREAM
 async def test_a_stream_gives_its_text_tool_calls_usage_and_finish_in_order(server, model):
+    from agents.litellm_model import LiteLLMModel
+
     server.set_script(
         [
             {
@@ -235,6 +238,8 @@ async def test_the_time_limit_stops_a_slow_stream_and_hangs_up(server):
 
 
 def test_an_openai_compatible_server_of_ones_own_takes_litellms_own_http_route():
+    from agents.litellm_model import LiteLLMModel
+
     own = LiteLLMModel("openai/llama3", api_base="http://127.0.0.1:11434/v1")
     openai = LiteLLMModel("openai/gpt-4o-mini")
     other = LiteLLMModel("anthropic/claude-sonnet-4-5", api_base="http://proxy.local")
@@ -296,6 +301,8 @@ def _event(delta: dict, finish: str | None = None, usage: dict | None = None) ->
 async def test_events_cut_anywhere_by_the_network_stream_the_same(model, pause):
     """Also when the stream is left unread between reads (`read_pause`, as the run host
     asks with many runs streaming): the pieces then come several to a read."""
+    from agents.litellm_model import LiteLLMModel
+
     call = {"index": 0, "id": "call_x", "type": "function"}
     events = b"".join(
         [

@@ -12,7 +12,6 @@ import pytest
 from agents.clock import Clock
 from agents.config import AgentConfig
 from agents.events import EventCollector
-from agents.litellm_model import LiteLLMModel
 from agents.loop import RunDeps, RunResult, start_run
 from agents.state import AgentState
 from agents.testing.fake_server import FakeServer
@@ -31,6 +30,8 @@ def server():
 
 
 async def ask(api_base: str, *, request_timeout: float = 600.0) -> tuple[RunResult, EventCollector]:
+    from agents.litellm_model import LiteLLMModel
+
     deps = RunDeps(
         model=LiteLLMModel(
             "openai/fake-model", api_base=api_base, api_key="k", request_timeout=request_timeout

@@ -10,14 +10,12 @@ from __future__ import annotations
 import base64
 import json
 
-import litellm
 import pytest
 
 from agents.attachments import Attached, Picture, attachments_in, with_attachments, with_pictures
 from agents.builtin_tools import builtin_tools
 from agents.config import AgentConfig
 from agents.events import EventCollector
-from agents.litellm_model import LiteLLMModel, sees_images
 from agents.loop import RunDeps, start_run
 from agents.offline_model import HOW_TO_CONFIGURE, OfflineModel
 from agents.testing.fake_server import FakeServer
@@ -104,6 +102,10 @@ async def test_a_run_sends_the_image_and_saves_only_the_text():
 
 
 def test_an_image_counts_as_an_image_not_as_its_base64_text(monkeypatch):
+    import litellm
+
+    from agents.litellm_model import LiteLLMModel
+
     big = Picture("image/png", PIXEL + bytes(400_000))  # 530 kB of base64
     text = [{"role": "user", "content": "What is this?" + SEEN}]
     shown = with_pictures(text, {22: big})
@@ -121,12 +123,16 @@ def test_an_image_counts_as_an_image_not_as_its_base64_text(monkeypatch):
 
 
 def test_litellm_says_which_models_see_images():
+    from agents.litellm_model import sees_images
+
     assert sees_images("openai/gpt-4o-mini")
     assert not sees_images("openai/fake-model")
     assert not sees_images("oracle/offline")
 
 
 async def test_through_litellm_the_provider_gets_the_image_part():
+    from agents.litellm_model import LiteLLMModel
+
     picture = Picture("image/png", PIXEL)
     with FakeServer([{"text": ["A lion."]}]) as server:
         deps = RunDeps(

@@ -8,7 +8,6 @@ from types import SimpleNamespace
 
 import pytest
 
-from agents.litellm_errors import problem_of, retry_after
 from agents.litellm_stream import Chunk, parts
 from agents.model import FinishPart, ModelError, ModelProblem, TextDelta, ToolCallPart, UsagePart
 
@@ -58,6 +57,8 @@ async def test_a_stream_that_ends_without_a_finish_reason_ended_early():
     ],
 )
 def test_an_error_is_classified_by_its_status_and_words(status, words, expected):
+    from agents.litellm_errors import problem_of
+
     error = Exception(words)
     error.status_code = status  # type: ignore[attr-defined]
 
@@ -65,6 +66,8 @@ def test_an_error_is_classified_by_its_status_and_words(status, words, expected)
 
 
 def test_a_broken_connection_anywhere_in_the_chain_is_unreachable():
+    from agents.litellm_errors import problem_of
+
     try:
         try:
             raise ConnectionResetError("reset by peer")
@@ -75,6 +78,8 @@ def test_a_broken_connection_anywhere_in_the_chain_is_unreachable():
 
 
 def test_retry_after_is_read_in_seconds_or_as_a_date():
+    from agents.litellm_errors import retry_after
+
     def said(value: str) -> Exception:
         error = Exception("rate limited")
         error.response = SimpleNamespace(headers={"retry-after": value})  # type: ignore[attr-defined]

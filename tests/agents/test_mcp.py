@@ -38,7 +38,6 @@ from tests.mcp.served import (
     mcp_testing_server,
     mcp_time_server,
 )
-from tests.mcp.testing_server import LONG_NAME, PICTURE_PNG
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -168,6 +167,9 @@ async def test_arguments_that_break_the_tools_schema_are_refused_before_the_call
 
 
 async def test_an_image_becomes_an_attachment_the_chat_can_show(hub):
+    # Imported here, not at collection: the testing server loads the MCP server SDK.
+    from tests.mcp.testing_server import PICTURE_PNG
+
     tools = registry(hub)
 
     logo = await tools.run("c1", "everything__get-tiny-image", "{}")
@@ -232,6 +234,8 @@ async def test_a_failing_server_is_not_started_again_on_every_call():
 
 
 async def test_a_200_character_name_becomes_a_short_unique_name_that_reaches_the_tool(hub):
+    from tests.mcp.testing_server import LONG_NAME
+
     offered = hub.tools()
     (long,) = [tool for tool in offered if tool.tool == LONG_NAME]
 

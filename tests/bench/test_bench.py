@@ -15,10 +15,8 @@ from typing import Any
 import pytest
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
-sys.path.insert(0, str(BENCH))
-
-import compare  # noqa: E402
-import stop_latency  # noqa: E402
+sys.path.insert(0, str(BENCH))  # the scripts import as `compare`, `stop_latency`: imported
+# in the tests, not at collection, where LiteLLM's import would cost every xdist worker
 
 
 def rows_by_name(result: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
@@ -28,6 +26,8 @@ def rows_by_name(result: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]
 def test_it_compares_oracle_and_the_peers_at_tiny_n(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    import compare
+
     out = tmp_path / "compare.json"
     peers = compare.PEERS_PYTHON.exists()
     args = ["--tiny", "--json", str(out)] + ([] if peers else ["--no-peers"])
@@ -64,6 +64,8 @@ def test_it_compares_oracle_and_the_peers_at_tiny_n(
 def test_it_measures_stop_latency_with_a_few_tries(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    import stop_latency
+
     out = tmp_path / "stop.json"
 
     assert stop_latency.main(["--tries", "2", "--json", str(out)]) == 0

@@ -12,7 +12,6 @@ from django.test import Client
 
 from agents.clock import Clock
 from agents.config import AgentConfig
-from agents.litellm_model import LiteLLMModel
 from agents.loop import RunDeps, start_run
 from agents.testing.fake_server import FakeServer
 from agents.tree import DefaultDecisionTree
@@ -38,6 +37,8 @@ class Idle:
 async def recorded_ending(response: dict[str, Any]) -> tuple[Message, list[dict[str, Any]]]:
     """Run the engine against a provider answering `response` and fold its events as a
     worker does; the run's System message row and its events."""
+    from agents.litellm_model import LiteLLMModel
+
     run = Run(status=RunStatus.RUNNING)
     recorder = RunRecorder(run, Idle())  # type: ignore[arg-type]
     with FakeServer([response], repeat_last=True) as server:
