@@ -11,7 +11,7 @@ import os
 import sys
 import warnings
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -134,12 +134,50 @@ def launched_chromium() -> Iterator[Any]:
                 raise
 
 
+class _Kept:
+    """One Chromium for a run of browser modules, which a worker takes one after another
+    (tests/schedule.py): launched by the first, closed after the last. Playwright's sync
+    API holds an event loop while it runs, which must be gone before any asyncio test
+    runs in this process: the browser is closed before any test that does not use it."""
+
+    def __init__(self) -> None:
+        self._open: ExitStack | None = None
+        self._chromium: Any = None
+        self.next_uses_it = False
+
+    def chromium(self) -> Any:
+        if self._open is None:
+            self._open = ExitStack()
+            self._chromium = self._open.enter_context(launched_chromium())
+        return self._chromium
+
+    def close(self) -> None:
+        opened, self._open, self._chromium = self._open, None, None
+        if opened is not None:
+            opened.close()
+
+
+_kept = _Kept()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """Before a test's fixtures are torn down: whether the next test uses the browser."""
+    _kept.next_uses_it = nextitem is not None and "browser" in getattr(nextitem, "fixturenames", ())
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    _kept.close()
+
+
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """Chromium for one test module: Playwright's sync API holds an event loop while it
-    runs, which must be gone before any asyncio test runs in this process."""
-    with launched_chromium() as chromium:
-        yield chromium
+    """Chromium for the module, kept for the next one if its next test uses it too."""
+    try:
+        yield _kept.chromium()
+    finally:
+        if not _kept.next_uses_it:
+            _kept.close()
 
 
 @pytest.fixture
