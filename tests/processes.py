@@ -312,6 +312,15 @@ def start(command: list[str], env: dict[str, str], log: Path) -> subprocess.Pope
     )
 
 
+def start_daphne(port: int, env: dict[str, str], log: Path) -> forkserver.Forked:
+    """`python -m daphne` serving the app on `port`, forked from the suite's fork server
+    (`tests/forkserver.py`): Django, Channels and Twisted are already imported there."""
+    command = ["-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "oracle.asgi:application"]
+    with open(log, "wb") as output, open(os.devnull, "rb") as nothing:
+        stdio = (nothing.fileno(), output.fileno(), output.fileno())
+        return forkserver.server().start(command, env=env, cwd=ROOT, stdio=stdio)
+
+
 def start_worker(log: Path, *, name: str, env: dict[str, str] | None = None) -> forkserver.Forked:
     """`python -m celery -A oracle worker` as `manage.py serve` starts it, but forked from
     the suite's fork server (`tests/forkserver.py`): a worker imports LiteLLM as it starts,

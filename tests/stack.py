@@ -6,8 +6,6 @@ database and Redis (`start(daphnes=2, workers=2)`)."""
 from __future__ import annotations
 
 import signal
-import subprocess
-import sys
 import uuid
 from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
@@ -16,6 +14,7 @@ import httpx
 from django.conf import settings
 
 from tests import processes
+from tests.forkserver import Forked
 from tests.redis_dbs import STACK_REDIS_DB
 
 
@@ -43,8 +42,8 @@ class OracleStack:
             # The fake provider plays scripts: a title call would take a scripted answer.
             **{"ORACLE_AUTO_TITLES": "false", **env},
         )  # fmt: skip
-        self.daphnes: list[subprocess.Popen[bytes]] = []
-        self.workers: dict[str, subprocess.Popen[bytes]] = {}  # by node name, in start order
+        self.daphnes: list[Forked] = []
+        self.workers: dict[str, Forked] = {}  # by node name, in start order
 
     def start(self, *, daphnes: int = 1, workers: int = 1) -> OracleStack:
         for _ in range(daphnes):
@@ -60,10 +59,8 @@ class OracleStack:
         port = processes.free_port() if self.daphnes else self.port  # the first on self.url
         if self.daphnes:
             self.urls.append(f"http://127.0.0.1:{port}")
-        command = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
-                   "oracle.asgi:application"]  # fmt: skip
         log = self.folder / f"daphne-{len(self.daphnes) + 1}.log"
-        self.daphnes.append(processes.start(command, self.env, log))
+        self.daphnes.append(processes.start_daphne(port, self.env, log))
 
     def start_worker(self) -> str:
         """Start one more worker; returns its node name once it takes tasks."""

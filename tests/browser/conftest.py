@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import sys
 import warnings
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -58,8 +57,7 @@ def serving_daphne(directory: Path, **env: str) -> Iterator[LiveServer]:
     environment = processes.base_env(DATABASE_URL=database_url, **env)
     port = processes.free_port()
     log = directory / "daphne.log"
-    command = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port)]
-    server = processes.start([*command, "oracle.asgi:application"], environment, log)
+    server = processes.start_daphne(port, environment, log)
     url = f"http://127.0.0.1:{port}"
     try:
         processes.wait_for(lambda: processes.get_status(f"{url}/login/") == 200, timeout=60)
