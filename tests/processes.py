@@ -316,9 +316,7 @@ def start_daphne(port: int, env: dict[str, str], log: Path) -> forkserver.Forked
     """`python -m daphne` serving the app on `port`, forked from the suite's fork server
     (`tests/forkserver.py`): Django, Channels and Twisted are already imported there."""
     command = ["-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "oracle.asgi:application"]
-    with open(log, "wb") as output, open(os.devnull, "rb") as nothing:
-        stdio = (nothing.fileno(), output.fileno(), output.fileno())
-        return forkserver.server().start(command, env=env, cwd=ROOT, stdio=stdio)
+    return _forked(command, env, log)
 
 
 def start_worker(log: Path, *, name: str, env: dict[str, str] | None = None) -> forkserver.Forked:
@@ -330,9 +328,15 @@ def start_worker(log: Path, *, name: str, env: dict[str, str] | None = None) -> 
         "--concurrency", "4", "--hostname", f"{name}@%h", "--loglevel", "INFO",
         "--without-gossip", "--without-mingle",
     ]  # fmt: skip
+    return _forked(command, env or base_env(), log)
+
+
+def _forked(argv: list[str], env: dict[str, str], log: Path) -> forkserver.Forked:
+    """`python ARGV` forked from the suite's fork server, its output (both streams) in
+    `log`, reading nothing."""
     with open(log, "wb") as output, open(os.devnull, "rb") as nothing:
         stdio = (nothing.fileno(), output.fileno(), output.fileno())
-        return forkserver.server().start(command, env=env or base_env(), cwd=ROOT, stdio=stdio)
+        return forkserver.server().start(argv, env=env, cwd=ROOT, stdio=stdio)
 
 
 def stop(

@@ -15,8 +15,9 @@ from typing import Any
 import pytest
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
-sys.path.insert(0, str(BENCH))  # the scripts import as `compare`, `stop_latency`: imported
-# in the tests, not at collection, where LiteLLM's import would cost every xdist worker
+# The scripts import as `compare` and `stop_latency`: in the tests, not at collection,
+# where LiteLLM's import (stop_latency's) would cost every xdist worker.
+sys.path.insert(0, str(BENCH))
 
 
 def rows_by_name(result: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
