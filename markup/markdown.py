@@ -91,19 +91,26 @@ def _display_maths_in_a_line(
     return f'<span class="math display">{escape(tokens[idx].content.strip())}</span>'
 
 
-# The plugin's own inline rule, as `_markdown` sets it up.
-_INLINE_MATHS = math_inline_dollar(allow_space=False, allow_digits=False, allow_double=True)
+# The plugin's own inline rule, as `_markdown` sets it up but for digits, which
+# `_inline_maths_outside_code` checks itself: the plugin reads the character before a
+# dollar that opens the text as the text's last one (`src[pos - 1]` at 0), so a digit
+# at the very end ("$x^2$ is at least 0") took the maths away from the whole text.
+_INLINE_MATHS = math_inline_dollar(allow_space=False, allow_digits=True, allow_double=True)
 
 
 def _inline_maths_outside_code(state: StateInline, silent: bool) -> bool:
-    """Inline maths that holds no backtick: in "$10, or `$HOME`" the dollars belong to a
-    price and a code span, not to a formula between them."""
+    """Inline maths that holds no backtick and has no digit next to its dollars: in
+    "$10, or `$HOME`" the dollars belong to a price and a code span, not to a formula
+    between them, and in "$5-$10" to two prices."""
     start = state.pos
+    if start > 0 and state.src[start - 1].isdigit():
+        return False
     if not _INLINE_MATHS(state, True):  # silent: finds where it ends, makes nothing
         return False
-    across_code = "`" in state.src[start : state.pos]
-    state.pos = start
-    return not across_code and _INLINE_MATHS(state, silent)
+    end, state.pos = state.pos, start
+    if "`" in state.src[start:end] or state.src[end : end + 1].isdigit():
+        return False
+    return _INLINE_MATHS(state, silent)
 
 
 @lru_cache(maxsize=1)

@@ -78,6 +78,14 @@ def test_prices_are_not_maths() -> None:
         assert html.count("$") == text.count("$"), text
 
 
+def test_maths_that_opens_the_text_stays_maths_whatever_digit_ends_it() -> None:
+    for text in ("$x^2$ is at least 0", "$x^2$\nand then x = 1"):
+        html = render_markdown(text)
+
+        assert '<span class="math inline">x^2</span>' in html, text
+        assert text[-1] in html
+
+
 def test_code_keeps_its_dollars() -> None:
     html = render_markdown("Run `echo $HOME$` then:\n\n```\necho $x$ and\n$$\ny\n$$\n```\n")
 

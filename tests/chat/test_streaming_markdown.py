@@ -45,6 +45,7 @@ def looks(text: str) -> str:
 @example(["para\n", "- a\n\n", "  more\n\n", "- b"])
 @example(["\t", "Hello", "\n\n", "\t", "Hello", "\n\n"])  # one indented code block
 @example(["Area", " $x", " y$", " and", " more"])  # maths closed by a piece of words
+@example(["$x^2$", "\n", "Hello", "x = 1"])  # maths opening the text, a digit ending it
 def test_every_moment_shows_what_the_text_so_far_renders_to(pieces: list[str]) -> None:
     answer = StreamingAnswer("a1")
     settled, tail = answer.start(pieces[0])
