@@ -23,6 +23,7 @@ class TerminationReason(StrEnum):
     TURN_BUDGET_EXHAUSTED = "turn_budget_exhausted"
     PROVIDER_ERROR = "provider_error"
     INTERRUPTED = "interrupted"
+    CONTEXT_WINDOW = "context_window"  # even shortened, the request cannot fit the window
 
 
 # The reasons that mean a limit ended the run (not the user, the provider or a lost
@@ -68,3 +69,4 @@ class Metric(StrEnum):
     TOOL_ERRORS = "tool_errors"  # failed tool calls in a row
     ATTEMPTS = "attempts"  # tries to reach the model
     SILENCE = "silence"  # seconds a worker stopped answering for
+    CONTEXT = "context"  # tokens of a request against the model's context window

@@ -35,6 +35,7 @@ class AgentConfig:
     soft_warning_percent: int = 70
     token_budget: int = 50_000
     token_warning_percent: int = 80
+    context_compact_percent: int = 80
     timeout_seconds: int = 120
     max_tool_calls_per_turn: int = 30
     max_parallel_tools: int = 3

@@ -97,6 +97,17 @@ FIELDS: tuple[FieldSpec, ...] = (
         max=100,
     ),
     FieldSpec(
+        "context_compact_percent",
+        "int",
+        80,
+        "Compact the context at (%)",
+        "When a request would fill this share of the model's context window, older tool "
+        "results and turns sent to the model are shortened or summarised (the conversation "
+        "itself is kept whole).",
+        min=50,
+        max=95,
+    ),
+    FieldSpec(
         "timeout_seconds",
         "int",
         120,

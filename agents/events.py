@@ -32,6 +32,11 @@ class EventType(StrEnum):
     RUN_PAUSED = "run.paused"
     RUN_RESUMED = "run.resumed"
     RUN_FINISHED = "run.finished"
+    # The context window (agents.context): this call's prompt against it, a request
+    # shortened to fit it (with the summary made, if one was), a request refused as too long.
+    CONTEXT_USED = "context.used"
+    CONTEXT_COMPACTED = "context.compacted"
+    CONTEXT_REFUSED = "context.refused"
 
 
 async def discard_events(event: Event) -> None:

@@ -16,6 +16,7 @@ _LIMIT_NAMES = {
     Metric.TOOL_ERRORS: "limit on failed tool calls in a row",
     Metric.ATTEMPTS: "limit on attempts",
     Metric.SILENCE: "limit on a silent worker",
+    Metric.CONTEXT: "model's context window",
 }
 
 

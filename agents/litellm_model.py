@@ -129,6 +129,8 @@ class LiteLLMModel:
         }
         if request.tools:
             kwargs["tools"] = list(request.tools)
+        if request.max_tokens:
+            kwargs["max_tokens"] = request.max_tokens
         if self.api_base:
             kwargs["api_base"] = self.api_base
         if self.api_key:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from agents import wording
 from agents.cancel import CancelToken
+from agents.context.ledger import Summary as Summary
 from agents.events import APPROVAL as APPROVAL
 from agents.events import EventSink, EventType, discard_events
 from agents.instructions import apply_instructions
@@ -68,12 +69,19 @@ def new_state(
     history: Sequence[Message] = (),
     system_prompt: str = SYSTEM_PROMPT,
     run_id: str | None = None,
+    summary: Summary | None = None,
 ) -> AgentState:
-    """A fresh run state: the system prompt, earlier conversation, then the question."""
+    """A fresh run state: the system prompt, earlier conversation, then the question;
+    with the `summary` an earlier run made of the conversation's first messages."""
     messages: list[Message] = [{"role": "system", "content": system_prompt}]
     messages.extend(history)
     messages.append({"role": "user", "content": question})
-    return AgentState(run_id=run_id or uuid.uuid4().hex, messages=messages)
+    state = AgentState(run_id=run_id or uuid.uuid4().hex, messages=messages)
+    state.context.history = len(history) + 1
+    if summary is not None and 0 < summary.covers <= len(history):
+        state.context.summary = summary.text
+        state.context.summary_end = 1 + summary.covers
+    return state
 
 
 async def start_run(
@@ -86,9 +94,14 @@ async def start_run(
     history: Sequence[Message] = (),
     system_prompt: str = SYSTEM_PROMPT,
     run_id: str | None = None,
+    summary: Summary | None = None,
 ) -> RunResult:
-    """Answer `question`: emit `run.started`, then run until the tree stops or pauses."""
-    state = new_state(question, history=history, system_prompt=system_prompt, run_id=run_id)
+    """Answer `question`: emit `run.started`, then run until the tree stops or pauses.
+    `summary`: the one an earlier run made of the first messages of `history`, sent in
+    their place (the history itself stays whole)."""
+    state = new_state(
+        question, history=history, system_prompt=system_prompt, run_id=run_id, summary=summary
+    )
     state.unlimited_iterations = deps.tree.get_config().unlimited_iterations
     run = RunContext(state, deps, on_event, cancel, on_checkpoint)
     await run.emit(

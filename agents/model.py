@@ -23,6 +23,7 @@ class ModelRequest:
 
     messages: Sequence[Message]
     tools: Sequence[dict[str, Any]] | None
+    max_tokens: int | None = None  # the longest reply wanted (a compaction's summary)
 
 
 @dataclass(frozen=True)

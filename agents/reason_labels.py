@@ -20,6 +20,7 @@ REASON_LABELS: dict[str, str] = {
     TerminationReason.TURN_BUDGET_EXHAUSTED: "Extensions used up",
     TerminationReason.PROVIDER_ERROR: "Model error",
     TerminationReason.INTERRUPTED: "Interrupted",
+    TerminationReason.CONTEXT_WINDOW: "Context window",
 }
 
 

@@ -16,6 +16,7 @@ from agents.codes import FailureClass as FailureClass
 from agents.codes import Metric as Metric
 from agents.codes import RunStatus as RunStatus
 from agents.codes import TerminationReason as TerminationReason
+from agents.context.ledger import ContextLedger
 from agents.limit_hit import CAP_NOTE_SEPARATOR as CAP_NOTE_SEPARATOR
 from agents.limit_hit import LimitHit as LimitHit
 from agents.limit_hit import exact as exact
@@ -157,6 +158,7 @@ class AgentState:
     failure_class: FailureClass | None = None
     final_text: str = ""
     next_seq: int = 1
+    context: ContextLedger = field(default_factory=ContextLedger)
     extensions: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def extension(self, namespace: str) -> dict[str, Any]:
@@ -260,6 +262,7 @@ class AgentState:
         if old_detail is not None and not failure:
             kind = ModelProblem.PROVIDER_FAILED if old_transient else ModelProblem.FAILED
             data["provider_failure"] = ProviderFailure(kind, detail=old_detail)
+        data["context"] = ContextLedger(**data.get("context") or {})  # none before windows
         data["pending_notices"] = [Notice(**notice) for notice in data["pending_notices"]]
         data.setdefault("awaiting_approval", [])  # states saved before approvals were asked
         data.setdefault("approvals", {})

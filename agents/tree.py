@@ -64,6 +64,8 @@ class DefaultDecisionTree:
             return Stop(TerminationReason.CANCELLED)
         if state.provider_failure is not None:
             return Stop(TerminationReason.PROVIDER_ERROR, state.limit_hit)
+        if state.context.overflow:
+            return Stop(TerminationReason.CONTEXT_WINDOW, state.limit_hit)
         measures = self.measures(state)
         ended = self._response_ends_run(state, measures)
         if ended is not None:

@@ -9,6 +9,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from agents.context import words as context_words
 from agents.figures import figures as figures
 from agents.figures import limit_name as limit_name
 from agents.figures import number as number
@@ -130,6 +131,8 @@ def stop_explanation(
         return VIOLATION_MESSAGE
     if reason is TerminationReason.PROVIDER_ERROR and failure is not None:
         return f"Stopped: {model_problem(failure)}."
+    if reason is TerminationReason.CONTEXT_WINDOW and hit is not None:
+        return context_words.stopped(round(hit.limit), hit.detail)
     if hit is None or hit.metric not in _GAUGED:
         stopped = _STOPPED.get(reason, f"Stopped ({reason.value}).")
         if reason is TerminationReason.NO_PROGRESS and hit is not None and hit.pattern:
@@ -187,6 +190,8 @@ def stop_notice(
     how many, against what, and what the user can do."""
     if reason is TerminationReason.PROVIDER_ERROR and failure is not None:
         return provider_notice(failure, hit)
+    if reason is TerminationReason.CONTEXT_WINDOW and hit is not None:
+        return context_words.stop_notice(round(hit.limit), hit.detail)
     if reason is TerminationReason.CANCELLED:
         return "You stopped the run. Press Continue to let the Oracle go on from here."
     if hit is not None and hit.metric not in _GAUGED:

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from agents.attachments import with_pictures
 from agents.cancel import CancelToken
 from agents.events import Event, EventSink
+from agents.model import Message
 from agents.run.deps import Headroom, RunDeps
 from agents.state import AgentState
 
@@ -55,6 +56,9 @@ class RunContext:
             if (schemas := deps.tools.schemas)
             else 0
         )
+        # Tokens of each history message as sent, by identity (the entry holds the
+        # message, so its id is not reused while it is there): counted once a run.
+        self.token_counts: dict[int, tuple[Message, int]] = {}
         self.unemitted_text = ""
         self.turn_start = (0, 0.0)  # the round's tokens and cost when the call began
         # One waiter on the cancel token for the whole drive, not one per model call
@@ -90,6 +94,23 @@ class RunContext:
         self.state.add_elapsed(now - self.mark)
         self.mark = now
 
+    def count(self, message: Message) -> int:
+        """One message's tokens as the provider would count them (our count, scaled by
+        what the provider's own figures taught the run)."""
+        known = self.token_counts.get(id(message))
+        if known is None or known[0] is not message:
+            known = (message, self.model.count_tokens([message]))
+            self.token_counts[id(message)] = known
+        return round(known[1] * self.state.context.ratio)
+
+    def count_all(self, messages: Sequence[Message]) -> int:
+        """Messages' tokens as the provider would count them, not kept."""
+        return round(self.model.count_tokens(messages) * self.state.context.ratio)
+
+    def count_tools(self) -> int:
+        """The tools' schemas' tokens as the provider would count them."""
+        return round(self.tools_tokens * self.state.context.ratio)
+
     def estimate_next_call(self) -> None:
         """The next call's prompt tokens and cost, for the tree to decide on."""
         state = self.state
@@ -100,6 +121,11 @@ class RunContext:
             self.context_tokens += self.model.count_tokens(shown)
             self.counted_messages = len(state.messages)
         prompt = self.context_tokens + self.tools_tokens
+        window = self.deps.window
+        if window is not None or state.context.window:
+            # What is sent is shortened to fit: the call cannot hold more than the window.
+            room = state.context.window or (window.prompt_tokens if window else prompt)
+            prompt = min(prompt, room)
         done = state.total.iterations
         completion = state.total.completion_tokens // done if done else FIRST_COMPLETION_ESTIMATE
         state.estimated_prompt_tokens = prompt

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from agents.attachments import Picture
 from agents.clock import Clock
+from agents.context.window import ContextWindow
 from agents.instructions import instructions_in
 from agents.model import Model
 from agents.state import AgentState, Usage
@@ -25,13 +26,17 @@ from agents.tree import DecisionTree
 class RunDeps:
     """What a run works with; kept apart from the run's state. `pictures`: the images
     the user's messages attached, by document id, for a model that sees images (the
-    state keeps the messages' text alone; each call puts the images beside it)."""
+    state keeps the messages' text alone; each call puts the images beside it); `window`:
+    the model's context window, when known."""
 
     model: Model
     tree: DecisionTree
     tools: ToolRegistry = field(default_factory=ToolRegistry)
     clock: Clock = field(default_factory=Clock)
     pictures: Mapping[int, Picture] = field(default_factory=dict)
+    # The model's context window when known (None: unknown, or none to manage, as for
+    # the offline model); a refusal for length teaches the run one (`agents.context`).
+    window: ContextWindow | None = None
     max_retries: int = 3
     retry_base_delay: float = 0.5
 

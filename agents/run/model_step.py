@@ -5,22 +5,24 @@ it asks for handed on.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
 
 from agents import wording
-from agents.attachments import with_pictures
 from agents.events import EventType
 from agents.model import (
     FinishPart,
     Message,
     ModelError,
+    ModelProblem,
     ModelRequest,
     TextDelta,
     ToolCallPart,
     UsagePart,
 )
+from agents.run import compaction
 from agents.run.context import RunContext
 from agents.run.stopping import time_warning, time_warning_at, until_stopped
 from agents.state import LastResponse, LimitHit, Metric, ProviderFailure
@@ -36,6 +38,7 @@ class Streamed:
     finish_reason: str | None = None
     interrupted: bool = False
     streamed_chars: int = 0
+    refusal: ModelError | None = None  # refused as too long for the model's context
 
     @property
     def text(self) -> str:
@@ -50,15 +53,22 @@ async def request_model(run: RunContext) -> list[ToolCallPart]:
         state.messages.append({"role": "system", "content": hint})
     state.pending_hints.clear()
     tools = None if wind_down else (run.deps.tools.schemas or None)
-    request = ModelRequest(messages=with_pictures(state.messages, run.deps.pictures), tools=tools)
     state.round.iterations += 1
     state.total.iterations += 1
     assert state.call_limits is not None, "on_turn_start sets the call limits"
     run.deadline = run.clock.now() + state.call_limits.seconds
     run.turn_start = (state.round.tokens, state.round.cost_usd)
 
-    streamed = await call_model(run, request)
+    streamed = await _call_within_window(run, tools)
+    if streamed is None:
+        return []  # a compaction call was stopped, or the request cannot fit: the tree ends it
     record_usage(run, streamed)
+    if streamed.usage is not None and state.context.prompt_tokens:
+        # How the provider counts against how we do, for the next calls' fitting.
+        ratio = state.context.ratio
+        state.context.calibrate(
+            streamed.usage.prompt_tokens, round(state.context.prompt_tokens / ratio)
+        )
     if not take_response(run, streamed, wind_down):
         return []
     await run.emit(
@@ -74,6 +84,28 @@ async def request_model(run: RunContext) -> list[ToolCallPart]:
         run.tick()
         await run.on_checkpoint(state)
     return streamed.tool_calls
+
+
+async def _call_within_window(
+    run: RunContext, tools: Sequence[dict[str, Any]] | None
+) -> Streamed | None:
+    """The call, its messages fitted to the model's window; a refusal for length is
+    learnt from and the call made again once, shortened. None when it cannot be made."""
+    messages = await compaction.fit(run, tools)
+    if messages is None:
+        return None
+    streamed = await call_model(run, ModelRequest(messages=messages, tools=tools))
+    if streamed.refusal is None:
+        return streamed
+    sent = run.state.context.prompt_tokens or run.count_all(messages)
+    messages = await compaction.after_refusal(run, streamed.refusal, sent, tools)
+    if messages is None:
+        return None
+    streamed = await call_model(run, ModelRequest(messages=messages, tools=tools))
+    if streamed.refusal is not None:
+        compaction.refused_again(run, streamed.refusal, run.state.context.prompt_tokens)
+        return None
+    return streamed
 
 
 def take_response(run: RunContext, streamed: Streamed, wind_down: bool) -> bool:
@@ -110,14 +142,24 @@ def take_response(run: RunContext, streamed: Streamed, wind_down: bool) -> bool:
     return will_run_tools
 
 
-async def call_model(run: RunContext, request: ModelRequest) -> Streamed:
-    """Stream the model's response, retrying a passing failure; what came, whole or not."""
+async def call_model(
+    run: RunContext, request: ModelRequest, *, quiet: bool = False, prompt_tokens: int | None = None
+) -> Streamed:
+    """Stream the model's response, retrying a passing failure; what came, whole or not.
+    `quiet`: its text is not the answer (a compaction's summary), so it is not streamed
+    to the user; `prompt_tokens`: its prompt's size, when not the next call's estimate.
+    A refusal for length comes back as the `refusal` for the caller to shorten."""
     attempt = 0
     while True:
         streamed = Streamed()
         try:
-            cause = await until_stopped(run, _consume(run, request, streamed))
+            cause = await until_stopped(
+                run, _consume(run, request, streamed, quiet=quiet, prompt_tokens=prompt_tokens)
+            )
         except ModelError as error:
+            if error.kind is ModelProblem.CONTEXT_TOO_LONG and not streamed.text_parts:
+                streamed.refusal = error
+                return streamed
             retry_in = _retry_delay(run, error, attempt, streamed)
             if retry_in is None:
                 run.state.provider_failure = ProviderFailure(
@@ -152,10 +194,17 @@ def _retry_delay(
     return delay
 
 
-async def _consume(run: RunContext, request: ModelRequest, streamed: Streamed) -> None:
+async def _consume(
+    run: RunContext,
+    request: ModelRequest,
+    streamed: Streamed,
+    *,
+    quiet: bool = False,
+    prompt_tokens: int | None = None,
+) -> None:
     limits = run.state.call_limits
     assert limits is not None
-    prompt_estimate = run.state.estimated_prompt_tokens
+    prompt_estimate = run.state.estimated_prompt_tokens if prompt_tokens is None else prompt_tokens
     warn_at = time_warning_at(run)  # then a clock reading per part, no more
     async with aclosing(run.model.stream(request)) as parts:
         async for part in parts:
@@ -167,7 +216,8 @@ async def _consume(run: RunContext, request: ModelRequest, streamed: Streamed) -
                     continue
                 streamed.text_parts.append(part.text)
                 streamed.streamed_chars += len(part.text)
-                await run.emit(EventType.ASSISTANT_DELTA, text=part.text)
+                if not quiet:
+                    await run.emit(EventType.ASSISTANT_DELTA, text=part.text)
                 # Token and cost budgets mid-response: this chunk is kept, then stop.
                 completion = estimate_text_tokens(streamed.streamed_chars)
                 if limits.passed_mid_call(
@@ -195,6 +245,22 @@ def record_usage(run: RunContext, streamed: Streamed) -> None:
         )
         completion = estimate_text_tokens(streamed.streamed_chars)
     state.add_usage(
+        prompt_tokens=prompt,
+        completion_tokens=completion,
+        cost_usd=run.model.price(prompt, completion) if prompt or completion else 0.0,
+    )
+
+
+def count_call(run: RunContext, streamed: Streamed, prompt_tokens: int) -> None:
+    """Count a call that is not the next step's (a compaction): the provider's figures,
+    or estimates without."""
+    if streamed.usage is not None:
+        prompt, completion = streamed.usage.prompt_tokens, streamed.usage.completion_tokens
+    elif streamed.refusal is not None:
+        prompt, completion = 0, 0  # a refused request costs nothing
+    else:
+        prompt, completion = prompt_tokens, estimate_text_tokens(streamed.streamed_chars)
+    run.state.add_usage(
         prompt_tokens=prompt,
         completion_tokens=completion,
         cost_usd=run.model.price(prompt, completion) if prompt or completion else 0.0,

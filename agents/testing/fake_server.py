@@ -27,6 +27,13 @@ A response is a dict; every key is optional:
          response drives any number of runs at once through N tool steps each; "{round}"
          in a string argument becomes the number of tool results so far)
 What each response sends on the wire is `agents.testing.fake_responses`.
+
+With a `window` (tokens; `--window`), a request longer than that is refused as OpenAI
+refuses one (400, `context_length_exceeded`, "This model's maximum context length is
+N tokens. However, you requested M tokens ..."), taking no response from the script;
+the server counts a request's tokens its own way (`request_tokens`: a token for every
+four characters of its messages' and tools' JSON), as a provider's tokenizer differs
+from Oracle's. Refused requests are noted in `refused`, apart from `requests`.
 """
 
 from __future__ import annotations
@@ -55,10 +62,17 @@ class FakeServer:
     """The fake provider, served from a background thread on 127.0.0.1."""
 
     def __init__(
-        self, script: list[Response] | None = None, *, port: int = 0, repeat_last: bool = False
+        self,
+        script: list[Response] | None = None,
+        *,
+        port: int = 0,
+        repeat_last: bool = False,
+        window: int | None = None,
     ) -> None:
         self.port = port
+        self.window = window
         self.requests: list[dict[str, Any]] = []
+        self.refused: list[dict[str, Any]] = []
         self.disconnects: list[float] = []
         self._script: list[Response] = list(script or [])
         self._repeat_last = repeat_last
@@ -164,7 +178,11 @@ class FakeServer:
             await send_json(writer, 200, {"ok": True})
             return True
         if path == "/_control/log":
-            log = {"requests": self.requests, "disconnects": len(self.disconnects)}
+            log = {
+                "requests": self.requests,
+                "refused": self.refused,
+                "disconnects": len(self.disconnects),
+            }
             await send_json(writer, 200, log)
             return True
         if not path.endswith("/chat/completions") or method != "POST":
@@ -172,6 +190,10 @@ class FakeServer:
             return True
 
         payload = json.loads(body or b"{}")
+        if self.window is not None and (tokens := request_tokens(payload)) > self.window:
+            self.refused.append(payload)
+            await send_json(writer, 400, too_long(self.window, tokens))
+            return False
         with self._lock:
             self.requests.append(payload)
             if self._script:
@@ -220,11 +242,35 @@ class FakeServer:
         self._disconnected.set()
 
 
+def request_tokens(payload: dict[str, Any]) -> int:
+    """A request's tokens as this server counts them: a token for every four characters
+    of its messages' and tools' JSON, and the reply's `max_tokens` when it asks for them."""
+    text = json.dumps(payload.get("messages") or []) + json.dumps(payload.get("tools") or [])
+    return len(text) // 4 + int(payload.get("max_tokens") or 0)
+
+
+def too_long(window: int, tokens: int) -> dict[str, Any]:
+    """OpenAI's body for a request longer than the model's context."""
+    return {
+        "error": {
+            "message": (
+                f"This model's maximum context length is {window} tokens. However, you "
+                f"requested {tokens} tokens ({tokens} in the messages, 0 in the completion). "
+                "Please reduce the length of the messages."
+            ),
+            "type": "invalid_request_error",
+            "param": "messages",
+            "code": "context_length_exceeded",
+        }
+    }
+
+
 def main() -> None:
     """Serve a script from a JSON file until interrupted."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--script", type=Path, help="JSON: a list of responses or {responses}")
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--window", type=int, help="refuse requests longer than this (tokens)")
     args = parser.parse_args()
     script: list[Response] = []
     repeat_last = False
@@ -234,7 +280,8 @@ def main() -> None:
             script, repeat_last = data.get("responses", []), data.get("repeat_last", False)
         else:
             script = data
-    server = FakeServer(script, port=args.port, repeat_last=repeat_last).start()
+    server = FakeServer(script, port=args.port, repeat_last=repeat_last, window=args.window)
+    server.start()
     print(f"fake server on {server.base_url}", flush=True)
     with contextlib.suppress(KeyboardInterrupt):
         threading.Event().wait()

@@ -150,7 +150,7 @@ async def test_lasting_server_errors_end_the_run_as_a_transient_provider_error(s
     [
         {"status": 400, "body": {"error": {"message": "bad model"}}},
         # An error event in a stream (the openai SDK drops its code: through it, retried).
-        {"text": "lost", "error_after": 1, "error": {"message": "context too long", "code": 400}},
+        {"text": "lost", "error_after": 1, "error": {"message": "bad schema", "code": 400}},
     ],
     ids=["status", "error-event"],
 )

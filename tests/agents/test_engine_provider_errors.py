@@ -132,21 +132,30 @@ async def test_an_unknown_model_names_the_model_and_points_to_the_settings(serve
     ],
     ids=["status", "error-event"],
 )
-async def test_a_context_too_long_says_so_and_is_not_retried(server, response):
-    server.set_script([response])
+async def test_a_context_too_long_is_shortened_and_sent_once_more_then_ends_at_the_window(
+    server, response
+):
+    # The provider refuses even the shortened request: the run does not loop, and it is
+    # no provider error (nothing to retry, no outage): it ends at the window, saying so.
+    server.set_script([response, response])
 
     result, events = await ask(server.base_url)
 
     notice, finished = ending(events)
     assert notice["text"] == (
-        "The provider rejected the request (400): the conversation is too long for the "
-        "model's context. Start a new conversation or pick a model with a longer context "
-        "in Settings."
+        "The request does not fit the model's 4,096-token context, even shortened: the "
+        "provider refused the shortened request too. Shorten your message or split it into "
+        "parts, attach a long text as a document (the Oracle reads documents in parts), or "
+        "pick a model with a larger context."
     )
-    assert result.final_text.startswith("Stopped: the provider rejected the request.")
-    assert finished["problem"] == "context_too_long"
+    assert result.final_text.startswith(
+        "Stopped: the request does not fit the model's 4,096-token context"
+    )
+    assert finished["reason"] == "context_window"
+    assert finished["problem"] is None
     assert finished["failure_class"] == "deterministic"
-    assert len(server.requests) == 1
+    assert len(server.requests) == 2
+    assert [e["window"] for e in events.of_type("context.refused")] == [4096]
     assert_plain(notice["text"])
 
 

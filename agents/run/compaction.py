@@ -1,0 +1,306 @@
+"""Keeping every request inside the model's window (SPEC section 3, "The context
+window"): before each call, past the user's share of the window, older tool results
+become stubs, then older turns are summarised by the model in a compaction call of
+the run's own (counted, and stopped by Stop and the time limit like any call), then a
+message too big for what is left is cut. A refusal for length teaches the run the
+window, and the step is sent again once, shortened. The history is never changed:
+only what is sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from agents.context import transcript, words
+from agents.context.view import (
+    Shape,
+    body_start,
+    newest_step,
+    newest_user,
+    render_one,
+    size_of,
+    split_points,
+    summary_message,
+    tool_calls_by_id,
+)
+from agents.context.window import (
+    ContextWindow,
+    WindowSource,
+    requested_in_refusal,
+    window_in_refusal,
+)
+from agents.events import EventType
+from agents.model import Message, ModelError, ModelRequest
+from agents.run.context import RunContext
+from agents.state import LimitHit, Metric
+
+# After compacting, the prompt lands at this share of the mark, so that the next
+# compactions are some calls away rather than at every call.
+LOW_WATER = 5 / 8
+MIN_CUT_TOKENS = 64  # a message is never cut to less than this
+TRANSCRIPT_OVERHEAD = 200  # the compaction call's instruction and framing, in tokens
+
+
+def window_of(run: RunContext) -> ContextWindow | None:
+    """The model's window: the one a refusal taught this run, else the one known."""
+    known, learned = run.deps.window, run.state.context.window
+    if learned:
+        output = known.output_tokens if known else None
+        return ContextWindow(learned, output, WindowSource.LEARNED)
+    return known
+
+
+@dataclass
+class _Fit:
+    """The history's messages as sent under a shape, and their tokens."""
+
+    run: RunContext
+    messages: Sequence[Message]
+    shape: Shape
+    fixed: int  # the tools' schemas
+
+    def __post_init__(self) -> None:
+        self.calls = tool_calls_by_id(self.messages)
+        self.start = body_start(self.messages)
+        self.question = newest_user(self.messages)
+        self.recount()
+
+    def form(self, index: int) -> Message:
+        return render_one(self.messages, index, self.shape, self.calls, self.run.deps.pictures)
+
+    def recount(self) -> None:
+        self.counts = [self.run.count(self.form(i)) for i in range(len(self.messages))]
+        self.summary_tokens = (
+            self.run.count(summary_message(self.shape.summary)) if self.shape.summary else 0
+        )
+
+    def sent_indices(self, summary_end: int | None = None) -> list[int]:
+        end = self.shape.summary_end if summary_end is None else summary_end
+        if end <= self.start:
+            return list(range(len(self.messages)))
+        pinned = [self.question] if self.start <= self.question < end else []
+        return [*range(self.start), *pinned, *range(end, len(self.messages))]
+
+    def images_named(self) -> int:
+        """How many user messages are sent naming their images instead of showing them."""
+        return sum(
+            self.form(i) is not self.messages[i]
+            for i in range(self.shape.pictures_from)
+            if self.messages[i].get("role") == "user" and i not in self.shape.cut
+        )
+
+    @property
+    def total(self) -> int:
+        return self.fixed + self.summary_tokens + sum(self.counts[i] for i in self.sent_indices())
+
+    def sent(self) -> list[Message]:
+        head = [self.form(i) for i in range(self.start)]
+        rest = [self.form(i) for i in self.sent_indices()[self.start :]]
+        summary = (
+            [summary_message(self.shape.summary)] if self.shape.summary_end > self.start else []
+        )
+        return [*head, *summary, *rest]
+
+
+async def fit(run: RunContext, tools: object) -> list[Message] | None:
+    """The messages to send for the next call, inside the window; None when the run
+    cannot go on (a compaction call was stopped, or even shortened it cannot fit: the
+    state says which)."""
+    state, ledger = run.state, run.state.context
+    window = window_of(run)
+    fixed = run.count_tools() if tools else 0
+    fitting = _Fit(run, state.messages, Shape(ledger.summary, ledger.summary_end), fixed)
+    if window is None:
+        ledger.window_tokens, ledger.prompt_tokens = 0, fitting.total
+        return fitting.sent()
+    mark = window.mark(run.tree.get_config().context_compact_percent)
+    low = int(mark * LOW_WATER)
+    before = fitting.total
+    made_summary = False
+    if fitting.total > mark:
+        _stub_older(fitting, low)
+    if fitting.total > mark:
+        end = _summary_end(fitting, window, low)
+        if end is not None:
+            if not await _summarise(run, fitting, window, end):
+                return None
+            made_summary = True
+    if fitting.total > mark:
+        _cut_largest(fitting, mark)
+    if fitting.total > window.prompt_tokens:
+        _overflow(run, fitting, window)
+        return None
+    shortened = bool(fitting.shape.stubbed or fitting.shape.cut or fitting.images_named())
+    if made_summary or (shortened and not ledger.shortened):
+        whole = _Fit(run, state.messages, Shape(), fixed).total if made_summary else before
+        await _announce(run, fitting, window, whole, made_summary)
+    ledger.shortened = ledger.shortened or shortened
+    ledger.prompt_tokens, ledger.window_tokens = fitting.total, window.tokens
+    await run.emit(EventType.CONTEXT_USED, prompt_tokens=fitting.total, window=window.tokens)
+    return fitting.sent()
+
+
+def _stub_older(fitting: _Fit, low: int) -> None:
+    """Stage 1: older images are named instead of shown, then older tool results become
+    stubs, oldest first, until the prompt is down to `low`; the newest step stays whole."""
+    shape, messages = fitting.shape, fitting.messages
+    shape.pictures_from = max(fitting.question, 0)
+    fitting.recount()
+    first = max(fitting.start, shape.summary_end)
+    for index in range(first, newest_step(messages)):
+        if fitting.total <= low:
+            break
+        if messages[index].get("role") == "tool":
+            shape.stubbed.add(index)
+            fitting.counts[index] = fitting.run.count(fitting.form(index))
+
+
+def _summary_end(fitting: _Fit, window: ContextWindow, low: int) -> int | None:
+    """Stage 2: where a new summary should end, the fewest messages that bring the
+    prompt down to `low` (all but the newest step when none do); None when summarising
+    would not save more than the summary costs."""
+    messages, shape = fitting.messages, fitting.shape
+    first = max(fitting.start, shape.summary_end)
+    allowance = window.summary_tokens()
+    candidates = [s for s in split_points(messages, first + 1, newest_step(messages)) if s > first]
+    if not candidates:
+        return None
+    fixed = fitting.fixed + allowance
+    chosen = candidates[-1]
+    for end in candidates:
+        if fixed + sum(fitting.counts[i] for i in fitting.sent_indices(end)) <= low:
+            chosen = end
+            break
+    covered = sum(fitting.counts[i] for i in range(first, chosen) if i != fitting.question)
+    return chosen if covered + fitting.summary_tokens > 2 * allowance else None
+
+
+async def _summarise(run: RunContext, fitting: _Fit, window: ContextWindow, end: int) -> bool:
+    """Fold the messages up to `end` into the summary with compaction calls (as many as
+    the window needs); False when one was stopped or failed (the state says why)."""
+    from agents.run.model_step import call_model, count_call
+
+    ledger, shape = run.state.context, fitting.shape
+    first = max(fitting.start, shape.summary_end)
+    items = transcript.transcript_items(fitting.messages, first, end)
+    allowance = window.summary_tokens()
+    budget = window.prompt_tokens - 2 * allowance - TRANSCRIPT_OVERHEAD
+    budget_chars = max(int(budget * transcript.CHARS_PER_TOKEN / ledger.ratio), 400)
+    summary = shape.summary
+    for number, part in enumerate(transcript.parts(items, budget_chars)):
+        sent = transcript.request_messages(allowance, summary, part, number == 0)
+        prompt = run.count_all(sent)
+        request = ModelRequest(messages=sent, tools=None, max_tokens=allowance)
+        streamed = await call_model(run, request, quiet=True, prompt_tokens=prompt)
+        count_call(run, streamed, prompt)
+        if streamed.refusal is not None:
+            _learn(run, streamed.refusal, prompt)
+            _overflow(run, fitting, window_of(run) or window)
+            return False
+        if streamed.interrupted or not streamed.text.strip():
+            return False
+        summary = streamed.text.strip()
+    shape.summary, shape.summary_end = summary, end
+    shape.stubbed = {i for i in shape.stubbed if i >= end}
+    ledger.summary, ledger.summary_end = summary, end
+    ledger.compactions += 1
+    fitting.recount()
+    return True
+
+
+def _cut_largest(fitting: _Fit, goal: int) -> None:
+    """Stage 3: cut the largest messages sent (never the system prompt or the newest
+    user message) to their head and tail until the prompt is down to `goal`."""
+    shape = fitting.shape
+    cuttable = [
+        i
+        for i in fitting.sent_indices()
+        if i >= fitting.start and i != fitting.question and i not in shape.stubbed
+    ]
+    for index in sorted(cuttable, key=lambda i: -fitting.counts[i]):
+        excess = fitting.total - goal
+        if excess <= 0:
+            return
+        tokens = fitting.counts[index]
+        keep_tokens = tokens - excess
+        if keep_tokens < MIN_CUT_TOKENS:
+            keep_tokens = MIN_CUT_TOKENS
+        if keep_tokens >= tokens:
+            continue
+        chars = size_of(fitting.messages[index])
+        shape.cut[index] = max(chars * keep_tokens // tokens, 200)
+        fitting.counts[index] = fitting.run.count(fitting.form(index))
+
+
+def _overflow(run: RunContext, fitting: _Fit, window: ContextWindow) -> None:
+    """Even shortened, the request cannot fit: the run ends, saying what is too big."""
+    question = fitting.question
+    question_tokens = fitting.counts[question] if question >= 0 else 0
+    head = sum(fitting.counts[i] for i in range(fitting.start)) + fitting.fixed
+    run.state.context.overflow = True
+    run.state.limit_hit = LimitHit(
+        Metric.CONTEXT,
+        fitting.total,
+        window.tokens,
+        detail=words.overflow_detail(question_tokens, head, window.prompt_tokens),
+    )
+
+
+async def _announce(
+    run: RunContext, fitting: _Fit, window: ContextWindow, whole: int, summarised: bool
+) -> None:
+    shape = fitting.shape
+    await run.emit(
+        EventType.CONTEXT_COMPACTED,
+        model=run.model.name,
+        window=window.tokens,
+        before=whole,
+        after=fitting.total,
+        summarised=summarised,
+        stubbed=len(shape.stubbed),
+        cut=len(shape.cut),
+        summary=shape.summary if summarised else "",
+        covers=run.state.context.covers(),
+        text=words.compacted_notice(
+            window.tokens, whole, fitting.total, summarised, len(shape.stubbed), len(shape.cut)
+        ),
+    )
+
+
+def _learn(run: RunContext, error: ModelError, sent_tokens: int) -> int:
+    """Learn the window from a refusal: the number it names, else the size refused."""
+    ledger = run.state.context
+    detail = str(error)
+    learned = window_in_refusal(detail) or sent_tokens
+    requested = requested_in_refusal(detail)
+    if requested and sent_tokens:
+        ledger.calibrate(requested * ledger.ratio, sent_tokens)
+    elif learned >= sent_tokens > 0:  # refused though we counted it inside: we count low
+        ledger.calibrate(round(learned * 1.1 * ledger.ratio), sent_tokens)
+    ledger.window = learned
+    ledger.refusals += 1
+    return learned
+
+
+async def after_refusal(
+    run: RunContext, error: ModelError, sent_tokens: int, tools: object
+) -> list[Message] | None:
+    """The provider refused the request as too long: learn the window, say so (the
+    app remembers it for the model), and shorten the request to send it again."""
+    learned = _learn(run, error, sent_tokens)
+    await run.emit(
+        EventType.CONTEXT_REFUSED,
+        model=run.model.name,
+        window=learned,
+        requested=requested_in_refusal(str(error)) or sent_tokens,
+        status=error.status,
+    )
+    return await fit(run, tools)
+
+
+def refused_again(run: RunContext, error: ModelError, sent_tokens: int) -> None:
+    """The shortened request was refused too: the run ends rather than try again."""
+    learned = _learn(run, error, sent_tokens)
+    run.state.context.overflow = True
+    run.state.limit_hit = LimitHit(Metric.CONTEXT, sent_tokens, learned, detail=words.REFUSED_AGAIN)
