@@ -34,7 +34,7 @@ class ContextLedger:
     summary: str = ""
     summary_end: int = 0
     history: int = 0
-    ratio: float = 1.0  # the provider's count of a prompt over ours
+    ratio: float = 0.0  # the provider's count of a prompt over ours (0: not learned yet)
     prompt_tokens: int = 0  # the latest call's prompt, as sent (the gauge)
     window_tokens: int = 0  # the window it was measured against (0: none known)
     shortened: bool = False  # tool results or messages were shortened in this run

@@ -28,6 +28,9 @@ class ContextWindow:
     tokens: int
     output_tokens: int | None = None
     source: WindowSource = WindowSource.LITELLM
+    # How the provider counts a prompt against Oracle's count of it, as a refusal last
+    # showed (a server's tokenizer is not always the one LiteLLM counts with).
+    ratio: float = 1.0
 
     @property
     def reply_reserve(self) -> int:

@@ -47,7 +47,7 @@ def window_of(run: RunContext) -> ContextWindow | None:
     known, learned = run.deps.window, run.state.context.window
     if learned:
         output = known.output_tokens if known else None
-        return ContextWindow(learned, output, WindowSource.LEARNED)
+        return ContextWindow(learned, output, WindowSource.LEARNED, run.ratio)
     return known
 
 
@@ -186,7 +186,7 @@ async def _summarise(run: RunContext, fitting: _Fit, window: ContextWindow, end:
     items = transcript.transcript_items(fitting.messages, first, end)
     allowance = window.summary_tokens()
     budget = window.prompt_tokens - 2 * allowance - TRANSCRIPT_OVERHEAD
-    budget_chars = max(int(budget * transcript.CHARS_PER_TOKEN / ledger.ratio), 400)
+    budget_chars = max(int(budget * transcript.CHARS_PER_TOKEN / run.ratio), 400)
     summary = shape.summary
     for number, part in enumerate(transcript.parts(items, budget_chars)):
         sent = transcript.request_messages(allowance, summary, part, number == 0)
@@ -275,9 +275,9 @@ def _learn(run: RunContext, error: ModelError, sent_tokens: int) -> int:
     learned = window_in_refusal(detail) or sent_tokens
     requested = requested_in_refusal(detail)
     if requested and sent_tokens:
-        ledger.calibrate(requested * ledger.ratio, sent_tokens)
+        ledger.calibrate(requested * run.ratio, sent_tokens)
     elif learned >= sent_tokens > 0:  # refused though we counted it inside: we count low
-        ledger.calibrate(round(learned * 1.1 * ledger.ratio), sent_tokens)
+        ledger.calibrate(round(learned * 1.1 * run.ratio), sent_tokens)
     ledger.window = learned
     ledger.refusals += 1
     return learned
@@ -294,6 +294,7 @@ async def after_refusal(
         model=run.model.name,
         window=learned,
         requested=requested_in_refusal(str(error)) or sent_tokens,
+        ratio=round(run.ratio, 4),
         status=error.status,
     )
     return await fit(run, tools)

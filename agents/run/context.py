@@ -94,6 +94,13 @@ class RunContext:
         self.state.add_elapsed(now - self.mark)
         self.mark = now
 
+    @property
+    def ratio(self) -> float:
+        """How the provider counts a prompt against our count: as this run learned it,
+        else as the app remembers it for the model."""
+        window = self.deps.window
+        return self.state.context.ratio or (window.ratio if window else 1.0)
+
     def count(self, message: Message) -> int:
         """One message's tokens as the provider would count them (our count, scaled by
         what the provider's own figures taught the run)."""
@@ -101,15 +108,15 @@ class RunContext:
         if known is None or known[0] is not message:
             known = (message, self.model.count_tokens([message]))
             self.token_counts[id(message)] = known
-        return round(known[1] * self.state.context.ratio)
+        return round(known[1] * self.ratio)
 
     def count_all(self, messages: Sequence[Message]) -> int:
         """Messages' tokens as the provider would count them, not kept."""
-        return round(self.model.count_tokens(messages) * self.state.context.ratio)
+        return round(self.model.count_tokens(messages) * self.ratio)
 
     def count_tools(self) -> int:
         """The tools' schemas' tokens as the provider would count them."""
-        return round(self.tools_tokens * self.state.context.ratio)
+        return round(self.tools_tokens * self.ratio)
 
     def estimate_next_call(self) -> None:
         """The next call's prompt tokens and cost, for the tree to decide on."""

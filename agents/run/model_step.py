@@ -65,9 +65,8 @@ async def request_model(run: RunContext) -> list[ToolCallPart]:
     record_usage(run, streamed)
     if streamed.usage is not None and state.context.prompt_tokens:
         # How the provider counts against how we do, for the next calls' fitting.
-        ratio = state.context.ratio
         state.context.calibrate(
-            streamed.usage.prompt_tokens, round(state.context.prompt_tokens / ratio)
+            streamed.usage.prompt_tokens, round(state.context.prompt_tokens / run.ratio)
         )
     if not take_response(run, streamed, wind_down):
         return []
