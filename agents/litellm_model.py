@@ -23,6 +23,7 @@ import httpx
 import litellm
 from litellm.llms.openai.chat.gpt_transformation import OpenAIChatCompletionStreamingHandler
 
+from agents.context.window import ContextWindow, WindowSource
 from agents.litellm_errors import problem_of, retry_after
 from agents.litellm_stream import Chunk, chunks_of, events_of, parts
 from agents.model import (
@@ -155,6 +156,21 @@ def _rough_tokens(message: Message) -> int:
     content = message.get("content")
     text = json.dumps({**message, "content": content_text(content)})
     return len(text) // 4 + IMAGE_TOKENS_GUESS * image_parts(content)
+
+
+@functools.cache
+def known_window(model: str) -> ContextWindow | None:
+    """The context window LiteLLM's bundled table gives `model` (`max_input_tokens`,
+    and `max_output_tokens` for the reply's room); None for a model it does not know."""
+    try:
+        info = litellm.get_model_info(model=model)
+    except Exception:
+        return None
+    tokens = info.get("max_input_tokens") or info.get("max_tokens")
+    if not tokens:
+        return None
+    output = info.get("max_output_tokens")
+    return ContextWindow(int(tokens), int(output) if output else None, WindowSource.LITELLM)
 
 
 @functools.cache

@@ -183,6 +183,17 @@ ORACLE_API_KEY = env.str("ORACLE_API_KEY", default="")
 ORACLE_MODELS = env.list("ORACLE_MODELS", default=[ORACLE_MODEL] if ORACLE_MODEL else [])
 if ORACLE_MODEL and ORACLE_MODEL not in ORACLE_MODELS:
     ORACLE_MODELS.insert(0, ORACLE_MODEL)
+# The context window of models LiteLLM does not know (a server of your own): comma-
+# separated model=tokens, e.g. "openai/smollm2=4096". A window a provider's refusal
+# showed is remembered in the database and wins (the admin's "Model windows").
+ORACLE_MODEL_WINDOWS: dict[str, int] = {}
+for _model, _tokens in env.dict("ORACLE_MODEL_WINDOWS", default={}).items():
+    if not _tokens.isdigit() or not 256 <= int(_tokens) <= 100_000_000:
+        raise ImproperlyConfigured(
+            f"ORACLE_MODEL_WINDOWS: the window of {_model!r} must be a number of tokens "
+            f"from 256 (got {_tokens!r}); write it as model=tokens, e.g. openai/smollm2=4096."
+        )
+    ORACLE_MODEL_WINDOWS[_model] = int(_tokens)
 
 # Extra tools the Oracle may use besides the built-in ones: dotted paths of typed Python
 # functions (the docstring describes the tool to the model), e.g. "mypkg.tools.lookup".

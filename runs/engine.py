@@ -13,6 +13,7 @@ from django.conf import settings
 from agents.attachments import Picture
 from agents.clock import Clock
 from agents.config import AgentConfig, OperatorLimits
+from agents.context.window import ContextWindow, WindowSource
 from agents.decisions import DecisionTree
 from agents.model import Model
 from agents.offline_model import OFFLINE_MODEL_NAME, OfflineModel
@@ -44,6 +45,44 @@ def model_for(name: str, *, read_pause: Callable[[], float] | None = None) -> Mo
     )  # fmt: skip
 
 
+def window_for(name: str) -> ContextWindow | None:
+    """The context window of the model called `name`: the one a provider's refusal
+    showed (remembered per model), else the operator's `ORACLE_MODEL_WINDOWS`, else
+    LiteLLM's table; None for the offline model (no window to manage) and a model none
+    of them knows (its first refusal, if it refuses, teaches it)."""
+    if not name or name == OFFLINE_MODEL_NAME:
+        return None
+    from agents.litellm_model import known_window
+    from settings_ui.models import ModelWindow
+
+    known = known_window(name)
+    learned = ModelWindow.objects.filter(model=name).first()
+    if learned is not None:
+        output = known.output_tokens if known else None
+        return ContextWindow(learned.tokens, output, WindowSource.LEARNED, learned.ratio)
+    if name in settings.ORACLE_MODEL_WINDOWS:
+        return ContextWindow(settings.ORACLE_MODEL_WINDOWS[name], source=WindowSource.OPERATOR)
+    return known
+
+
+def remember_windows(refusals: list[dict[str, Any]]) -> None:
+    """Keep the windows the providers' refusals showed (`context.refused` events), per
+    model, for every run and worker after."""
+    from django.db.models import F
+
+    from settings_ui.models import ModelWindow
+
+    for refusal in refusals:
+        fields = {"tokens": int(refusal["window"]), "ratio": float(refusal.get("ratio") or 1.0)}
+        updated = ModelWindow.objects.filter(model=refusal["model"]).update(
+            **fields, refusals=F("refusals") + 1
+        )
+        if not updated:
+            ModelWindow.objects.get_or_create(
+                model=refusal["model"], defaults={**fields, "refusals": 1}
+            )
+
+
 def user_config(user: Any) -> tuple[AgentConfig, OperatorLimits]:
     """The settings a run starts (or continues) with: the user's, at this moment."""
     try:
@@ -60,11 +99,13 @@ def engine_deps(
     tools: ToolRegistry,
     clock: Clock | None = None,
     pictures: Mapping[int, Picture] | None = None,
+    window: ContextWindow | None = None,
 ) -> RunDeps:
     """What a run works with, built here for the worker, `ask` and a subagent alike: the
     model, the decision tree under the run's limits, the tools, the clock (a
     subagent shares its parent's), and the images the user attached for a model that
-    sees them (`runs.attachments`)."""
+    sees them (`runs.attachments`), and the model's context window (`window_for`)."""
     return RunDeps(
-        model=model, tree=tree, tools=tools, clock=clock or Clock(), pictures=pictures or {}
-    )
+        model=model, tree=tree, tools=tools, clock=clock or Clock(), pictures=pictures or {},
+        window=window,
+    )  # fmt: skip

@@ -10,7 +10,9 @@ from django.db import connections, router, transaction
 from django.db.models import Field, Model
 from django.utils import timezone
 
+from agents.events import EventType
 from chat.models import Conversation, Message, Run, RunEvent
+from runs.engine import remember_windows
 from runs.recorder import Batch
 
 logger = logging.getLogger(__name__)
@@ -37,6 +39,11 @@ def write_all(batches: list[Batch]) -> list[list[tuple[int, int]] | None]:
         _update_many(Message, [update for batch in batches for update in batch.updates])
         _update_many(Run, [(batch.recorder.run.pk, _run_fields(batch)) for batch in batches])
         _insert_events([event for batch in batches for event in _events(batch)])
+        # A window a provider's refusal showed is kept for every run after, in the same
+        # transaction as the event that tells it (a refusal is rare; the scan is cheap).
+        refusals = [e for b in batches for e in b.events if e["type"] == EventType.CONTEXT_REFUSED]
+        if refusals:
+            remember_windows(refusals)
     return created
 
 

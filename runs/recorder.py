@@ -19,6 +19,10 @@ from runs import subagents
 
 logger = logging.getLogger(__name__)
 
+# What a System message of a shortened context keeps of its `context.compacted` event.
+CONTEXT_FIELDS = ("model", "window", "before", "after", "summarised", "stubbed", "cut",
+                  "summary", "covers")  # fmt: skip
+
 
 class Writer(Protocol):
     """What a recorder needs of the journal that writes it (`runs.journal.Journal`)."""
@@ -52,7 +56,12 @@ class RunRecorder:
     writes them. Call it with each engine event."""
 
     def __init__(
-        self, run: Run, journal: Writer, *, tool_steps: dict[str, Message] | None = None
+        self,
+        run: Run,
+        journal: Writer,
+        *,
+        tool_steps: dict[str, Message] | None = None,
+        history_seqs: list[int] | None = None,
     ) -> None:
         self.run = run
         self.run_id = str(run.pk)
@@ -78,6 +87,9 @@ class RunRecorder:
         self.closed: asyncio.Future[None] | None = None
         self.lost = False  # taken over by another worker's claim: nothing more is written
         self.on_lost: Callable[[], object] | None = None
+        # Where the run's history and question are in the conversation (a summary's
+        # reach, `covers`, is kept as the seq of the last message it covers).
+        self.history_seqs = history_seqs or []
 
     # --- receiving events -----------------------------------------------------------
 
@@ -162,6 +174,8 @@ class RunRecorder:
             # An answer being streamed goes on in its own row (before the notice), as
             # the page shows it live: its end is not a second row repeating its start.
             self._new_message(Role.SYSTEM, str(data.get("text", "")), notice_metadata(data))
+        elif kind == EventType.CONTEXT_COMPACTED:
+            self._new_message(Role.SYSTEM, str(data.get("text", "")), self._context(data))
         elif kind == EventType.RUN_FINISHED:
             self.counters = {key: data.get(key, 0) for key in COUNTERS}
             if self.final_message is not None:
@@ -177,6 +191,17 @@ class RunRecorder:
                 if data.get("instructions"):  # the user's, which it worked under
                     self.final_message.metadata["instructions"] = data["instructions"]
                 self._touch(self.final_message)
+
+    def _context(self, data: dict[str, Any]) -> dict[str, Any]:
+        """What a System message of a shortened context keeps: its figures, and the
+        summary with the conversation's last message it covers (for the next runs)."""
+        context = {key: data.get(key) for key in CONTEXT_FIELDS}
+        covers = int(data.get("covers") or 0)
+        if data.get("summarised") and 0 < covers <= len(self.history_seqs):
+            context["through_seq"] = self.history_seqs[covers - 1]
+        after, window = data.get("after"), data.get("window")
+        return {"severity": "info", "metric": "context", "value": after, "limit": window,
+                "context": context}  # fmt: skip
 
     def _new_message(self, role: str, content: str, metadata: dict[str, Any]) -> Message:
         message = Message(

@@ -24,6 +24,8 @@ from django.utils import timezone
 from agents.attachments import Picture
 from agents.cancel import CancelToken
 from agents.config import AgentConfig, OperatorLimits
+from agents.context.ledger import Summary
+from agents.context.window import ContextWindow
 from agents.events import EventSink
 from agents.loop import (
     CheckpointSink,
@@ -42,7 +44,7 @@ from agents.subagents import DELEGATE_TOOL, AgentType
 from chat.models import Message, Role, Run, RunStatus
 from ops.caps import run_cost_limits
 from runs.attachments import for_model, pictures_for, sees_images
-from runs.engine import engine_deps, model_for, model_name_for, user_config
+from runs.engine import engine_deps, model_for, model_name_for, user_config, window_for
 from runs.recorder import RunRecorder
 from runs.tools import run_tools
 
@@ -65,6 +67,11 @@ class Job:
     mcp_servers: list[str] = field(default_factory=list)  # the MCP servers the user uses
     # The images the user's messages attached, for a model that sees images (by id).
     pictures: dict[int, Picture] = field(default_factory=dict)
+    window: ContextWindow | None = None  # the model's context window, when known
+    # The summary an earlier run made of the history's first messages, sent in their
+    # place; the seq of each message of the history and the question, in order.
+    summary: Summary | None = None
+    history_seqs: list[int] = field(default_factory=list)
 
 
 class _Hooks(TypedDict):
@@ -96,6 +103,7 @@ async def drive(job: Job, recorder: RunRecorder, cancel: CancelToken) -> RunResu
             allowed=conversation.allowed_tools,
         ),
         pictures=job.pictures,
+        window=job.window,
     )
     try:
         return await _drive(job, deps, recorder, cancel)
@@ -108,8 +116,9 @@ async def _drive(job: Job, deps: RunDeps, recorder: RunRecorder, cancel: CancelT
     hooks: _Hooks = {"on_event": recorder, "cancel": cancel, "on_checkpoint": recorder.checkpoint}
     if job.action == "start":
         return await start_run(
-            job.question, deps, history=job.history, run_id=str(job.run.pk), **hooks
-        )
+            job.question, deps, history=job.history, run_id=str(job.run.pk),
+            summary=job.summary, **hooks,
+        )  # fmt: skip
     assert job.state is not None, f"a run to {job.action} needs its saved state"
     if job.action == "continue":
         return await continue_run(job.state, deps, **hooks)
@@ -158,6 +167,7 @@ def claim(run_id: str) -> Job | None:
         # as it began): nothing was done that a resume could keep, so it starts again.
         action = "start"
     history: list[dict[str, Any]] = []
+    history_seqs: list[int] = []
     question = ""
     # A model that sees images is shown those the messages attached (loaded for every
     # action: a continued run's calls send them again); any other is told it cannot.
@@ -165,16 +175,23 @@ def claim(run_id: str) -> Job | None:
     pictures = pictures_for(run) if sees else {}
     if action == "start":
         question = for_model(run.user_message, sees_images=sees) if run.user_message else ""
-        earlier = Message.objects.filter(
-            conversation=run.conversation,
-            seq__lt=run.user_message.seq if run.user_message else 0,
-            role__in=[Role.USER, Role.ASSISTANT],
-            superseded=False,  # earlier versions of an answer or a message are not read
-        ).order_by("seq")
-        for message in earlier:
-            if message.role == Role.USER or message.metadata.get("final"):
-                content = for_model(message, sees_images=sees)
-                history.append({"role": message.role, "content": content})
+    earlier = Message.objects.filter(
+        conversation=run.conversation,
+        seq__lt=run.user_message.seq if run.user_message else 0,
+        role__in=[Role.USER, Role.ASSISTANT],
+        superseded=False,  # earlier versions of an answer or a message are not read
+    ).order_by("seq")
+    for message in earlier:
+        if message.role == Role.USER or message.metadata.get("final"):
+            # Every action knows where the history's messages are (a summary made in
+            # any round names the last it covers); only a start sends them anew.
+            history_seqs.append(message.seq)
+            if action == "start":
+                history.append(
+                    {"role": message.role, "content": for_model(message, sees_images=sees)}
+                )
+    if run.user_message:
+        history_seqs.append(run.user_message.seq)
     state = AgentState.from_json(json.dumps(run.state)) if run.state else None
     # The daily spending caps: what is left of them caps this run's cost.
     operator = run_cost_limits(operator, run=run, state=state, action=action, now=now)
@@ -193,7 +210,26 @@ def claim(run_id: str) -> Job | None:
         agent_types=_subagent_types(),
         mcp_servers=_mcp_servers(run.conversation.owner),
         pictures=pictures,
+        window=window_for(model_name_for(run.conversation, user_choice=config.model)),
+        summary=summary_for(run.conversation, history_seqs[:-1]) if action == "start" else None,
+        history_seqs=history_seqs,
     )
+
+
+def summary_for(conversation: Any, history_seqs: list[int]) -> Summary | None:
+    """The newest summary an earlier run made of this conversation's first messages that
+    still holds: the messages it covers are the history's first ones (an edit or a
+    regenerate since would have set them aside)."""
+    rows = Message.objects.filter(
+        conversation=conversation, role=Role.SYSTEM, superseded=False,
+        metadata__context__summarised=True,
+    ).order_by("-seq")  # fmt: skip
+    for row in rows[:5]:
+        context = row.metadata["context"]
+        covers, through = int(context.get("covers") or 0), context.get("through_seq")
+        if 0 < covers <= len(history_seqs) and history_seqs[covers - 1] == through:
+            return Summary(str(context.get("summary") or ""), covers)
+    return None
 
 
 def _mcp_servers(user: Any) -> list[str]:

@@ -79,6 +79,7 @@ def _subagent_deps(
         tree=create_tree("default", config, caps),
         tools=ToolRegistry(tool for tool in tools.tools() if not tool.needs_approval),
         clock=parent.clock,
+        window=parent.window,  # its own context, kept the same way, in the same window
     )
 
 

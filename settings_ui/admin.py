@@ -16,6 +16,7 @@ from settings_ui.models import (
     SITE_DEFAULT_FIELDS,
     AgentSettings,
     AgentTypeLimits,
+    ModelWindow,
     SiteDefaults,
 )
 
@@ -68,3 +69,17 @@ class SiteDefaultsAdmin(_ConfigFieldLabels):
     def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
         obj.pk = 1  # the one row
         super().save_model(request, obj, form, change)
+
+
+@admin.register(ModelWindow)
+class ModelWindowAdmin(admin.ModelAdmin):
+    """The context windows providers' refusals showed, per model: read here, and
+    deleted after the model's server was given a larger context (the next refusal, if
+    any, teaches it again)."""
+
+    list_display = ("model", "tokens", "ratio", "refusals", "learned_at")
+    readonly_fields = ("model", "tokens", "ratio", "refusals", "learned_at")
+    search_fields = ("model",)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False

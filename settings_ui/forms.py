@@ -21,7 +21,7 @@ from settings_ui.selectors import model_choices
 GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Model", ("model",)),
     ("Iterations", ("max_iterations", "unlimited_iterations", "soft_warning_percent")),
-    ("Tokens", ("token_budget", "token_warning_percent")),
+    ("Tokens", ("token_budget", "token_warning_percent", "context_compact_percent")),
     ("Time and tools", ("timeout_seconds", "max_tool_calls_per_turn", "max_parallel_tools")),
     ("Cost", ("max_cost_usd",)),
     ("Limit action", ("limit_action", "extend_multiplier", "max_extensions")),

@@ -189,3 +189,23 @@ class SiteDefaults(models.Model):
 
 for _name in SITE_DEFAULT_FIELDS:
     SiteDefaults.add_to_class(_name, _column(FIELDS_BY_NAME[_name]))
+
+
+class ModelWindow(models.Model):
+    """A model's context window as a provider's refusal showed it: remembered across
+    restarts and workers, so a refusal is met once per model. It wins over the operator's
+    `ORACLE_MODEL_WINDOWS` and LiteLLM's table, being the provider's own word; delete it
+    (the admin's "Model windows") after giving the server a larger context."""
+
+    model = models.CharField(max_length=200, unique=True)
+    tokens = models.PositiveIntegerField()
+    # How the provider counts a prompt against Oracle's count of it (its tokenizer).
+    ratio = models.FloatField(default=1.0)
+    refusals = models.PositiveIntegerField(default=0)
+    learned_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = "model window"
+
+    def __str__(self) -> str:
+        return f"{self.model}: {self.tokens:,} tokens"

@@ -24,14 +24,10 @@ from agents.context.view import (
     summary_message,
     tool_calls_by_id,
 )
-from agents.context.window import (
-    ContextWindow,
-    WindowSource,
-    requested_in_refusal,
-    window_in_refusal,
-)
+from agents.context.window import ContextWindow, requested_in_refusal, window_in_refusal
 from agents.events import EventType
 from agents.model import Message, ModelError, ModelRequest
+from agents.run.calling import call_model, count_call
 from agents.run.context import RunContext
 from agents.state import LimitHit, Metric
 
@@ -44,11 +40,7 @@ TRANSCRIPT_OVERHEAD = 200  # the compaction call's instruction and framing, in t
 
 def window_of(run: RunContext) -> ContextWindow | None:
     """The model's window: the one a refusal taught this run, else the one known."""
-    known, learned = run.deps.window, run.state.context.window
-    if learned:
-        output = known.output_tokens if known else None
-        return ContextWindow(learned, output, WindowSource.LEARNED, run.ratio)
-    return known
+    return run.window
 
 
 @dataclass
@@ -179,8 +171,6 @@ def _summary_end(fitting: _Fit, window: ContextWindow, low: int) -> int | None:
 async def _summarise(run: RunContext, fitting: _Fit, window: ContextWindow, end: int) -> bool:
     """Fold the messages up to `end` into the summary with compaction calls (as many as
     the window needs); False when one was stopped or failed (the state says why)."""
-    from agents.run.model_step import call_model, count_call
-
     ledger, shape = run.state.context, fitting.shape
     first = max(fitting.start, shape.summary_end)
     items = transcript.transcript_items(fitting.messages, first, end)
@@ -275,7 +265,7 @@ def _learn(run: RunContext, error: ModelError, sent_tokens: int) -> int:
     learned = window_in_refusal(detail) or sent_tokens
     requested = requested_in_refusal(detail)
     if requested and sent_tokens:
-        ledger.calibrate(requested * run.ratio, sent_tokens)
+        ledger.calibrate(round(requested * run.ratio), sent_tokens)
     elif learned >= sent_tokens > 0:  # refused though we counted it inside: we count low
         ledger.calibrate(round(learned * 1.1 * run.ratio), sent_tokens)
     ledger.window = learned

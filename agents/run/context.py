@@ -15,6 +15,7 @@ from typing import Any
 
 from agents.attachments import with_pictures
 from agents.cancel import CancelToken
+from agents.context.window import ContextWindow, WindowSource
 from agents.events import Event, EventSink
 from agents.model import Message
 from agents.run.deps import Headroom, RunDeps
@@ -93,6 +94,15 @@ class RunContext:
         now = self.clock.now()
         self.state.add_elapsed(now - self.mark)
         self.mark = now
+
+    @property
+    def window(self) -> ContextWindow | None:
+        """The model's window: the one a refusal taught this run, else the one known."""
+        known, learned = self.deps.window, self.state.context.window
+        if learned:
+            output = known.output_tokens if known else None
+            return ContextWindow(learned, output, WindowSource.LEARNED, self.ratio)
+        return known
 
     @property
     def ratio(self) -> float:

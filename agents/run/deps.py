@@ -58,6 +58,9 @@ class CallingRun(Protocol):
     model: Model
     clock: Clock
 
+    @property
+    def window(self) -> ContextWindow | None: ...
+
     def headroom(self) -> Headroom: ...
 
     async def emit(self, event_type: str, **fields: Any) -> None: ...
@@ -82,6 +85,11 @@ class ToolContext:
     @property
     def clock(self) -> Clock:
         return self._run.clock
+
+    @property
+    def window(self) -> ContextWindow | None:
+        """The model's context window as the run knows it (learnt from a refusal too)."""
+        return self._run.window
 
     @property
     def instructions(self) -> str:

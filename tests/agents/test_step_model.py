@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from agents import wording
 from agents.model import ModelError, ModelProblem
-from agents.run.model_step import Streamed, record_usage, request_model
+from agents.run.calling import Streamed, record_usage
+from agents.run.model_step import request_model
 from agents.state import Metric
 from agents.testing.scripted import Call, Reply
 

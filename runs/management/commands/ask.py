@@ -15,6 +15,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import DatabaseError, transaction
 
 from agents.config import AgentConfig, ConfigError, OperatorLimits
+from agents.events import EventType
 from agents.mcp import McpHub
 from agents.offline_model import OFFLINE_MODEL_NAME
 from agents.skills import UnknownSkillError, skill_named, skill_names
@@ -24,7 +25,7 @@ from agents.tools import ToolRegistry
 from chat.models import UNSTORABLE, Run
 from ops.caps import daily_cost_limits
 from ops.models import SpendCaps
-from runs.engine import engine_deps, model_for
+from runs.engine import engine_deps, model_for, remember_windows, window_for
 from runs.management.terminal import JsonPrinter, TranscriptPrinter
 from runs.runner import run_unattended
 from runs.tools import run_tools
@@ -40,6 +41,7 @@ FLAGS = {
     "soft_warning_percent": "soft_warning_percent",
     "token_budget": "token_budget",
     "token_warning_percent": "token_warning_percent",
+    "context_compact_percent": "context_compact_percent",
     "timeout": "timeout_seconds",
     "max_tool_calls": "max_tool_calls_per_turn",
     "max_parallel_tools": "max_parallel_tools",
@@ -70,6 +72,7 @@ class Command(BaseCommand):
         parser.add_argument("--soft-warning-percent", metavar="PCT")
         parser.add_argument("--token-budget", metavar="TOKENS")
         parser.add_argument("--token-warning-percent", metavar="PCT")
+        parser.add_argument("--context-compact-percent", metavar="PCT")
         parser.add_argument("--timeout", metavar="SECONDS")
         parser.add_argument("--max-tool-calls", metavar="N")
         parser.add_argument("--max-parallel-tools", metavar="N")
@@ -132,21 +135,32 @@ class Command(BaseCommand):
                 self.stdout.write(line)
             return
         model = model_for(effective_model(config))
+        window = window_for(model.name)
+        refusals: list[dict[str, Any]] = []
         # The daily spending caps hold here too: the user's with --user, the site's always.
         # (What a run here spends is not kept, so it does not count toward them.)
         limits = _limits(user.pk if user is not None else None)
         printer = JsonPrinter(self.stdout) if options["json"] else TranscriptPrinter(self.stdout)
 
         async def ask(registry: ToolRegistry) -> TerminationReason | None:
-            deps = engine_deps(model=model, tree=skill.tree(config, limits), tools=registry)
+            deps = engine_deps(
+                model=model, tree=skill.tree(config, limits), tools=registry, window=window
+            )
+
+            async def on_event(event: dict[str, Any]) -> None:
+                if event["type"] == EventType.CONTEXT_REFUSED:
+                    refusals.append(event)
+                await printer(event)
+
             result = await run_unattended(
-                options["question"], deps, on_event=printer, approve_all=approve_all
+                options["question"], deps, on_event=on_event, approve_all=approve_all
             )
             return result.state.termination_reason
 
         # Only events go to stdout; anything else printed during the run goes to stderr.
         with contextlib.redirect_stdout(sys.stderr):
             reason = asyncio.run(_with_hub(servers, tools, ask))
+        remember_windows(refusals)  # as a chat run's refusal is, for every run after
         if reason is not TerminationReason.COMPLETED:
             sys.exit(1)
 
