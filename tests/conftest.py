@@ -137,7 +137,8 @@ def stack(
     """The whole product (daphne, a worker, Redis, a database) talking to the fake provider."""
     oracle = OracleStack(
         tmp_path_factory.mktemp("stack"),
-        ORACLE_MODELS="openai/fake-model,openai/fake-large",
+        # fake-window: a model whose window the context tests teach it (by a refusal).
+        ORACLE_MODELS="openai/fake-model,openai/fake-large,openai/fake-window",
         ORACLE_RUN_HEARTBEAT_TIMEOUT="3",
         **processes.model_env(fake_provider),
     )
