@@ -64,6 +64,12 @@ def test_ten_long_messages_against_a_3000_token_window_all_complete_and_none_is_
     assert [m["content"] for m in stored if m["role"] == "assistant"] == ["Noted."] * 10
     notices = [m["content"] for m in stored if m["role"] == "system"]
     assert notices and all("to fit the model's 3,000-token context" in notice for notice in notices)
+    # Each summary is made once, from the one before it and what came since: a run
+    # starts from the summary an earlier run stored, rather than from the whole history.
+    summaries = [r for r in small_window.requests[asked:] if r.get("max_tokens")]
+    assert 1 <= len(summaries) <= len(runs)
+    for request in summaries[1:]:
+        assert request["messages"][-1]["content"].startswith("Summary of the conversation so far:")
     # The stream carries it too, as the README's event table says.
     events = [e["type"] for run in runs for e in sse_events(client, run)]
     assert events.count("context.refused") == 1
