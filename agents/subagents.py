@@ -252,6 +252,14 @@ class _Child:
             shown = {"type": kind, "name": event["name"], "ok": event["ok"], "content": content}
         elif kind == EventType.SYSTEM_NOTICE:
             shown = {"type": kind, "severity": event["severity"], "text": event["text"]}
+        elif kind == EventType.CONTEXT_COMPACTED:  # its own context, shortened to fit
+            shown = {"type": EventType.SYSTEM_NOTICE, "severity": "info", "text": event["text"]}
+        elif kind == EventType.CONTEXT_REFUSED:
+            # The window the provider showed is the model's, whoever met it: the app
+            # remembers it from the run's stream as it does the run's own.
+            fields = {k: v for k, v in event.items() if k not in ("type", "seq")}
+            await self.parent.emit(EventType.CONTEXT_REFUSED, **fields)
+            return
         else:
             return
         await self.parent.emit(SubagentEvent.STEP, call_id=self.parent.call_id, event=shown)

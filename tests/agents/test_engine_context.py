@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -23,8 +24,9 @@ from agents.context.window import ContextWindow, WindowSource
 from agents.events import EventCollector
 from agents.loop import RunDeps, Summary, start_run
 from agents.model import content_text, image_parts
+from agents.subagents import AgentType, Delegation
 from agents.testing.fake_server import FakeServer
-from agents.testing.scripted import Reply, ScriptedModel
+from agents.testing.scripted import Call, Reply, ScriptedModel
 from agents.tools import Tool, ToolRegistry
 from agents.tree import DefaultDecisionTree
 
@@ -323,3 +325,49 @@ async def test_a_model_with_no_window_to_manage_is_sent_everything():
     assert result.reason.value == "completed"
     assert model.calls[0].messages[1:-1] == history
     assert [e for e in events.types() if e.startswith("context.")] == []
+
+
+async def test_a_helper_keeps_its_own_context_inside_the_window_the_same_way():
+    researcher = AgentType("researcher", "Reads.", max_iterations=8, max_tool_calls=10)
+
+    def reads_six_pieces(index, request):
+        if request.max_tokens:
+            return Reply(text="A summary of the reading so far.")
+        read = sum(m.get("role") == "tool" for m in request.messages)
+        if read < 6:
+            return Reply(calls=[Call("read_document", {"offset": str(read)})])
+        return Reply(text="Owls, rivers.")
+
+    child_model = ScriptedModel(reads_six_pieces)
+
+    def child_deps(kind, config, caps, parent):
+        tree = DefaultDecisionTree(replace(config, token_budget=200_000), caps)
+        tools = ToolRegistry([Tool.from_function(read_document)])
+        return RunDeps(model=child_model, tree=tree, tools=tools, window=parent.window)
+
+    tools = ToolRegistry([Delegation((researcher,), child_deps).tool()])
+    parent_model = ScriptedModel(
+        [
+            Reply(calls=[Call("delegate", {"agent_type": "researcher", "task": "Read it."})]),
+            Reply(text="Done."),
+        ]
+    )
+    deps = RunDeps(
+        model=parent_model,
+        tree=DefaultDecisionTree(AgentConfig(token_budget=200_000)),
+        tools=tools,
+        window=ContextWindow(4_000, source=WindowSource.OPERATOR),
+    )
+    events = EventCollector()
+
+    result = await start_run("Read the document.", deps, on_event=events)
+
+    assert result.reason.value == "completed"
+    (finished,) = events.of_type("subagent.finished")
+    assert finished["reason"] == "completed"
+    shown = [e["event"]["text"] for e in events.of_type("subagent.step") if "text" in e["event"]]
+    assert any("to fit the model's 4,000-token context" in text for text in shown)
+    last = child_model.calls[-1].messages
+    assert any(
+        "Call the tool again if you need it." in content_text(m.get("content")) for m in last
+    )
