@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from agents.attachments import with_pictures
 from agents.context import transcript, words
 from agents.context.view import (
     Shape,
@@ -34,6 +35,8 @@ from agents.state import LimitHit, Metric
 # After compacting, the prompt lands at this share of the mark, so that the next
 # compactions are some calls away rather than at every call.
 LOW_WATER = 5 / 8
+# A running estimate this far below the mark is believed without counting each message.
+SURE_BELOW = 0.9
 MIN_CUT_TOKENS = 64  # a message is never cut to less than this
 TRANSCRIPT_OVERHEAD = 200  # the compaction call's instruction and framing, in tokens
 
@@ -102,11 +105,22 @@ async def fit(run: RunContext, tools: object) -> list[Message] | None:
     state, ledger = run.state, run.state.context
     window = window_of(run)
     fixed = run.count_tools() if tools else 0
+    untouched = not (ledger.summary or ledger.shortened)
+    run.counted_prompt = 0
+    if window is None and untouched:
+        return list(with_pictures(state.messages, run.deps.pictures))  # nothing to keep to
+    mark = window.mark(run.tree.get_config().context_compact_percent) if window else 0
+    if window is not None and untouched:
+        # Far below the mark by the run's running estimate (the provider's last figures
+        # and what came since): sent whole, without counting each message again, so a
+        # call costs the same however long the history (bench/engine.py).
+        estimate = round(run.context_tokens * max(1.0, run.ratio)) + fixed
+        if estimate <= mark * SURE_BELOW:
+            await _used(run, estimate, window)
+            return list(with_pictures(state.messages, run.deps.pictures))
     fitting = _Fit(run, state.messages, Shape(ledger.summary, ledger.summary_end), fixed)
-    if window is None:
-        ledger.window_tokens, ledger.prompt_tokens = 0, fitting.total
+    if window is None:  # a summary an earlier run made, and no window known now
         return fitting.sent()
-    mark = window.mark(run.tree.get_config().context_compact_percent)
     low = int(mark * LOW_WATER)
     before = fitting.total
     made_summary = False
@@ -128,9 +142,16 @@ async def fit(run: RunContext, tools: object) -> list[Message] | None:
         whole = _Fit(run, state.messages, Shape(), fixed).total if made_summary else before
         await _announce(run, fitting, window, whole, made_summary)
     ledger.shortened = ledger.shortened or shortened
-    ledger.prompt_tokens, ledger.window_tokens = fitting.total, window.tokens
-    await run.emit(EventType.CONTEXT_USED, prompt_tokens=fitting.total, window=window.tokens)
+    run.counted_prompt = round(fitting.total / run.ratio)  # to learn the provider's count by
+    await _used(run, fitting.total, window)
     return fitting.sent()
+
+
+async def _used(run: RunContext, tokens: int, window: ContextWindow) -> None:
+    """This call's prompt against the window: kept for the gauge, and told."""
+    ledger = run.state.context
+    ledger.prompt_tokens, ledger.window_tokens = tokens, window.tokens
+    await run.emit(EventType.CONTEXT_USED, prompt_tokens=tokens, window=window.tokens)
 
 
 def _stub_older(fitting: _Fit, low: int) -> None:

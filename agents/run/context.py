@@ -60,6 +60,9 @@ class RunContext:
         # Tokens of each history message as sent, by identity (the entry holds the
         # message, so its id is not reused while it is there): counted once a run.
         self.token_counts: dict[int, tuple[Message, int]] = {}
+        # Our own count of the last request fitted message by message (0: estimated
+        # only), to learn from the provider's figure how it counts.
+        self.counted_prompt = 0
         self.unemitted_text = ""
         self.turn_start = (0, 0.0)  # the round's tokens and cost when the call began
         # One waiter on the cancel token for the whole drive, not one per model call

@@ -40,11 +40,9 @@ async def request_model(run: RunContext) -> list[ToolCallPart]:
     if streamed is None:
         return []  # a compaction call was stopped, or the request cannot fit: the tree ends it
     record_usage(run, streamed)
-    if streamed.usage is not None and state.context.prompt_tokens:
+    if streamed.usage is not None and run.counted_prompt:
         # How the provider counts against how we do, for the next calls' fitting.
-        state.context.calibrate(
-            streamed.usage.prompt_tokens, round(state.context.prompt_tokens / run.ratio)
-        )
+        state.context.calibrate(streamed.usage.prompt_tokens, run.counted_prompt)
     if not take_response(run, streamed, wind_down):
         return []
     await run.emit(
@@ -73,7 +71,7 @@ async def _call_within_window(
     streamed = await call_model(run, ModelRequest(messages=messages, tools=tools))
     if streamed.refusal is None:
         return streamed
-    sent = run.state.context.prompt_tokens or run.count_all(messages)
+    sent = run.count_all(messages)  # counted whole, once: a refusal is rare
     messages = await compaction.after_refusal(run, streamed.refusal, sent, tools)
     if messages is None:
         return None

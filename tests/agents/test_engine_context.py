@@ -330,13 +330,13 @@ async def test_a_model_with_no_window_to_manage_is_sent_everything():
 async def test_a_helper_keeps_its_own_context_inside_the_window_the_same_way():
     researcher = AgentType("researcher", "Reads.", max_iterations=8, max_tool_calls=10)
 
-    def reads_six_pieces(index, request):
+    def reads_six_pieces(index, request):  # no usage figures: the run counts its own
         if request.max_tokens:
-            return Reply(text="A summary of the reading so far.")
+            return Reply(text="A summary of the reading so far.", usage=None)
         read = sum(m.get("role") == "tool" for m in request.messages)
         if read < 6:
-            return Reply(calls=[Call("read_document", {"offset": str(read)})])
-        return Reply(text="Owls, rivers.")
+            return Reply(calls=[Call("read_document", {"offset": str(read)})], usage=None)
+        return Reply(text="Owls, rivers.", usage=None)
 
     child_model = ScriptedModel(reads_six_pieces)
 
