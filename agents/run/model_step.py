@@ -71,7 +71,8 @@ async def _call_within_window(
     streamed = await call_model(run, ModelRequest(messages=messages, tools=tools))
     if streamed.refusal is None:
         return streamed
-    sent = run.count_all(messages)  # counted whole, once: a refusal is rare
+    # Counted whole, as the provider counted it (the tools too), once: a refusal is rare.
+    sent = run.count_all(messages) + (run.count_tools() if tools else 0)
     messages = await compaction.after_refusal(run, streamed.refusal, sent, tools)
     if messages is None:
         return None

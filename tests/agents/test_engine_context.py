@@ -177,7 +177,8 @@ async def test_a_known_window_is_kept_and_a_provider_counting_more_costs_one_ref
             used = events.of_type("context.used")[-1]
             assert used["window"] == 3_000 and used["prompt_tokens"] <= 2_400
         assert len(server.refused) == 1
-        assert chat.window.ratio > 1.2
+        # Learnt from the whole request refused, tools and all (the words alone: 1.45).
+        assert 1.3 < chat.window.ratio < 1.6
 
 
 async def test_a_summary_made_by_an_earlier_run_is_sent_again_not_made_again():
