@@ -162,7 +162,9 @@ def system_message_context(
     actions: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """A System message: what the Oracle's limits did, with the figures and what can
-    follow (`run_actions_context`)."""
+    follow (`run_actions_context`). One that says the request was shortened to fit the
+    model's context window carries the summary sent in place of the older messages
+    (`metadata["context"]`), rendered as an answer is, to open."""
     figures = None
     metric = str(metadata.get("metric") or "")
     if metric and metadata.get("limit") is not None:
@@ -170,13 +172,31 @@ def system_message_context(
             "metric": metric.replace("_", " "),
             "value": figure(metric, metadata.get("value")),
             "limit": figure(metric, metadata.get("limit")),
+            "unit": " tokens" if metric == Metric.CONTEXT else "",
         }
+    context = metadata.get("context") or {}
+    summary = str(context.get("summary") or "") if isinstance(context, dict) else ""
     return {
         "id": element_id,
         "severity": str(metadata.get("severity") or "info"),
         "figures": figures,
         "text": text,
+        "summary": mark_safe(render_markdown(summary)) if summary else "",  # sanitised
         "actions": actions,
+    }
+
+
+def compaction_metadata(event: dict[str, Any]) -> dict[str, Any]:
+    """A `context.compacted` event as the metadata of its System message, as the worker's
+    recorder saves it on the row (less what the message does not show): the figures, and
+    the summary if one was made."""
+    context = {key: event.get(key) for key in ("summarised", "summary")}
+    return {
+        "severity": "info",
+        "metric": Metric.CONTEXT.value,
+        "value": event.get("after"),
+        "limit": event.get("window"),
+        "context": context,
     }
 
 

@@ -1,6 +1,7 @@
 """A run's gauges: what the round used against its limits, each turning to the warning
 colour at the user's own warning percentage, for the page, the live stream and a
-subagent's panel alike."""
+subagent's panel alike; and, when the model's context window is known, how much of it
+the latest call's prompt took (not a round's sum: each call is sent whole)."""
 
 from __future__ import annotations
 
@@ -32,11 +33,21 @@ GAUGES = (  # counter, label, the limit's field, the field of its warning percen
 )
 
 
+CONTEXT_GAUGE = ("context", "Context", "token_warning_percent")  # as GAUGES, no limit field
+CONTEXT_TITLE = "The latest call's prompt against the model's context window, in tokens"
+
+
 def gauge_rows(
-    used: dict[str, Any], limits: dict[str, Any], *, status: str
+    used: dict[str, Any],
+    limits: dict[str, Any],
+    *,
+    status: str,
+    context: dict[str, int] | None = None,
 ) -> list[dict[str, Any]]:
     """Each gauge: what the round `used` against the round's `limits` (its settings),
-    turning to the warning colour at the user's own warning percentage."""
+    turning to the warning colour at the user's own warning percentage; then the latest
+    call's prompt against the model's window (`context`, a `context.used` event's
+    `prompt_tokens` and `window`) when a window is known."""
     rows = []
     for key, label, limit_key, warn_key in GAUGES:
         value = used.get(key, 0) or 0
@@ -44,22 +55,40 @@ def gauge_rows(
         if key == "iterations" and limits.get("unlimited_iterations"):
             limit = None
         metric = _GAUGE_METRICS.get(key, Metric.ITERATIONS)
-        low = int(limits.get(warn_key) or 70)
-        rows.append(
-            {
-                "key": key,
-                "label": label,
-                "value": value,
-                "limit": limit,
-                "shown": figure(metric, value),
-                "shown_limit": figure(metric, limit) if limit else "∞",
-                "percent": min(100, round(100 * value / limit)) if limit else 0,
-                "low": low,
-                "high": max(low, 90),
-                "ticking": key == "elapsed_s" and status == "running",
-            }
-        )
+        ticking = key == "elapsed_s" and status == "running"
+        rows.append(_row(key, label, metric, value, limit, limits.get(warn_key), ticking=ticking))
+    window = int((context or {}).get("window") or 0)
+    if window > 0:
+        key, label, warn_key = CONTEXT_GAUGE
+        prompt = int((context or {}).get("prompt_tokens") or 0)
+        row = _row(key, label, Metric.CONTEXT, prompt, window, limits.get(warn_key))
+        rows.append({**row, "title": CONTEXT_TITLE})
     return rows
+
+
+def _row(
+    key: str,
+    label: str,
+    metric: str,
+    value: Any,
+    limit: Any,
+    warning_percent: Any,
+    *,
+    ticking: bool = False,
+) -> dict[str, Any]:
+    low = int(warning_percent or 70)
+    return {
+        "key": key,
+        "label": label,
+        "value": value,
+        "limit": limit,
+        "shown": figure(metric, value),
+        "shown_limit": figure(metric, limit) if limit else "∞",
+        "percent": min(100, round(100 * value / limit)) if limit else 0,
+        "low": low,
+        "high": max(low, 90),
+        "ticking": ticking,
+    }
 
 
 def gauge(row: dict[str, Any]) -> SafeString:

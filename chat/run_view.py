@@ -1,5 +1,7 @@
 """A run as the live stream shows it: each event of the run becomes htmx out-of-band
-swaps (the same partials the page renders from saved rows), and the gauges move."""
+swaps (the same partials the page renders from saved rows), and the gauges move (the
+context gauge with each `context.used`: a page's socket replays a run's saved events,
+so a reload draws it again as it was)."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from chat.fragments import (
     announce,
     answer_foot,
     approval_actions,
+    compaction_metadata,
     history_stale,
     new_turn,
     oob,
@@ -71,6 +74,7 @@ class RunView:
     working: bool = False  # the typing indicator shows: the Oracle is at work, unseen
     round_number: int = 1
     before_round: dict[str, Any] = field(default_factory=dict)  # the totals it began with
+    context: dict[str, int] = field(default_factory=dict)  # the latest call's prompt, window
     _gauges_frame: tuple[Any, ...] = ()
     _gauges_used: dict[str, Any] = field(default_factory=dict)
     _gauges_shown: dict[str, tuple[str, int]] = field(default_factory=dict)
@@ -114,13 +118,15 @@ class RunView:
     def gauges_if_changed(self, *, always: bool = False) -> str:
         """What changed in the gauges since the last ones sent: nothing (most batches
         are a few words of text, which move no counter), the gauges that moved, or the
-        whole (a new status, round or limits)."""
-        frame = (self.status, self.round_number, tuple(self.limits.items()))
-        used = self.round_used()
+        whole (a new status, round or limits, or the context gauge appearing: a window
+        is known now)."""
+        windowed = bool(self.context.get("window"))
+        frame = (self.status, self.round_number, tuple(self.limits.items()), windowed)
+        used = {**self.round_used(), "context": tuple(self.context.values())}
         if not always and frame == self._gauges_frame and used == self._gauges_used:
             return ""  # the common case, checked before any gauge is drawn
         self._gauges_used = used
-        rows = gauge_rows(used, self.limits, status=self.status)
+        rows = gauge_rows(used, self.limits, status=self.status, context=self.context)
         shown = {row["key"]: (row["shown"], row["percent"]) for row in rows}
         if always or frame != self._gauges_frame:
             self._gauges_frame, self._gauges_shown = frame, shown
@@ -239,11 +245,29 @@ class RunView:
         return f"{self.section}-t{call_id}"
 
     def _system_notice(self, event: dict[str, Any]) -> str:
+        return self._notice(event, event)
+
+    def _notice(self, event: dict[str, Any], metadata: dict[str, Any]) -> str:
+        """A System message, at the end of the run's section (and read out)."""
         # An answer being streamed goes on in its own bubble (above the notice): its end
         # fills that bubble, not a second one repeating its start.
         self.last_notice = f"{self.section}-s{event['seq']}"
         text = str(event.get("text", ""))
-        return self._append(system_message(self.last_notice, event, text)) + announce(text)
+        return self._append(system_message(self.last_notice, metadata, text)) + announce(text)
+
+    def _context_used(self, event: dict[str, Any]) -> str:
+        """The prompt of the call about to be made, against the model's window: the
+        context gauge (drawn with the others, as the batch ends)."""
+        self.context = {
+            "prompt_tokens": int(event.get("prompt_tokens") or 0),
+            "window": int(event.get("window") or 0),
+        }
+        return ""
+
+    def _context_compacted(self, event: dict[str, Any]) -> str:
+        """The request was shortened to fit the window: a System message as the page
+        draws its row, with the summary sent to the model (if one was made) to open."""
+        return self._notice(event, compaction_metadata(event))
 
     def _conversation_titled(self, event: dict[str, Any]) -> str:
         """The conversation's model named it: the header, the sidebar and the tab."""
