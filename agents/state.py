@@ -201,6 +201,7 @@ class AgentState:
         self.provider_failure = None
         self.paused_reason = None
         self.limit_hit = None
+        self.context.overflow = False  # another model, or a Continue after a shorter one
         self.termination_reason = None
         self.failure_class = None
         self.final_text = ""

@@ -31,6 +31,7 @@ class ContextLedger:
     """
 
     window: int = 0  # learned from a provider's refusal during this run (0: none)
+    window_model: str = ""  # the model it was learned of (a Continue may use another)
     summary: str = ""
     summary_end: int = 0
     history: int = 0

@@ -289,7 +289,7 @@ def _learn(run: RunContext, error: ModelError, sent_tokens: int) -> int:
         ledger.calibrate(round(requested * run.ratio), sent_tokens)
     elif learned >= sent_tokens > 0:  # refused though we counted it inside: we count low
         ledger.calibrate(round(learned * 1.1 * run.ratio), sent_tokens)
-    ledger.window = learned
+    ledger.window, ledger.window_model = learned, run.model.name
     ledger.refusals += 1
     return learned
 

@@ -101,7 +101,8 @@ class RunContext:
     @property
     def window(self) -> ContextWindow | None:
         """The model's window: the one a refusal taught this run, else the one known."""
-        known, learned = self.deps.window, self.state.context.window
+        known, ledger = self.deps.window, self.state.context
+        learned = ledger.window if ledger.window_model == self.model.name else 0
         if learned:
             output = known.output_tokens if known else None
             return ContextWindow(learned, output, WindowSource.LEARNED, self.ratio)

@@ -372,3 +372,28 @@ async def test_a_helper_keeps_its_own_context_inside_the_window_the_same_way():
     assert any(
         "Call the tool again if you need it." in content_text(m.get("content")) for m in last
     )
+
+
+async def test_continue_with_a_model_of_a_larger_window_answers_a_message_too_big_before():
+    from agents.loop import continue_run
+
+    question = long_message(1, words=3_000)
+    small = RunDeps(
+        model=ScriptedModel([], name="scripted/small"),
+        tree=DefaultDecisionTree(AgentConfig()),
+        window=ContextWindow(2_000, source=WindowSource.OPERATOR),
+    )
+    ended = await start_run(question, small)
+    assert ended.reason.value == "context_window"
+
+    large_model = ScriptedModel([Reply(text="Read it all.")], name="scripted/large")
+    large = RunDeps(
+        model=large_model,
+        tree=DefaultDecisionTree(AgentConfig()),
+        window=ContextWindow(32_000, source=WindowSource.OPERATOR),
+    )
+    result = await continue_run(ended.state, large)
+
+    assert result.reason.value == "completed"
+    assert result.final_text == "Read it all."
+    assert large_model.calls[0].messages[1]["content"] == question
