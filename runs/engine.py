@@ -45,21 +45,22 @@ def model_for(name: str, *, read_pause: Callable[[], float] | None = None) -> Mo
     )  # fmt: skip
 
 
-def window_for(name: str) -> ContextWindow | None:
+def window_for(name: str, *, learned: bool = True) -> ContextWindow | None:
     """The context window of the model called `name`: the one a provider's refusal
     showed (remembered per model), else the operator's `ORACLE_MODEL_WINDOWS`, else
     LiteLLM's table; None for the offline model (no window to manage) and a model none
-    of them knows (its first refusal, if it refuses, teaches it)."""
+    of them knows (its first refusal, if it refuses, teaches it). `learned`: ask the
+    database for the learnt one."""
     if not name or name == OFFLINE_MODEL_NAME:
         return None
     from agents.litellm_model import known_window
     from settings_ui.models import ModelWindow
 
     known = known_window(name)
-    learned = ModelWindow.objects.filter(model=name).first()
-    if learned is not None:
+    remembered = ModelWindow.objects.filter(model=name).first() if learned else None
+    if remembered is not None:
         output = known.output_tokens if known else None
-        return ContextWindow(learned.tokens, output, WindowSource.LEARNED, learned.ratio)
+        return ContextWindow(remembered.tokens, output, WindowSource.LEARNED, remembered.ratio)
     if name in settings.ORACLE_MODEL_WINDOWS:
         return ContextWindow(settings.ORACLE_MODEL_WINDOWS[name], source=WindowSource.OPERATOR)
     return known

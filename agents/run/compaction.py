@@ -164,9 +164,14 @@ def _stub_older(fitting: _Fit, low: int) -> None:
     for index in range(first, newest_step(messages)):
         if fitting.total <= low:
             break
-        if messages[index].get("role") == "tool":
-            shape.stubbed.add(index)
-            fitting.counts[index] = fitting.run.count(fitting.form(index))
+        if messages[index].get("role") != "tool":
+            continue
+        shape.stubbed.add(index)
+        stubbed = fitting.run.count(fitting.form(index))
+        if stubbed >= fitting.counts[index]:  # a short result says more than its stub
+            shape.stubbed.discard(index)
+        else:
+            fitting.counts[index] = stubbed
 
 
 def _summary_end(fitting: _Fit, window: ContextWindow, low: int) -> int | None:

@@ -47,6 +47,8 @@ class TranscriptPrinter(Printer):
             self.out.write(f"  {mark} {event['content']}")
         elif kind == EventType.SYSTEM_NOTICE:
             self.out.write(f"\n[System · {event['severity']}] {event['text']}")
+        elif kind == EventType.CONTEXT_COMPACTED:
+            self.out.write(f"\n[System · info] {event['text']}")
         elif kind == SubagentEvent.STARTED:
             self.out.write(f"  ⇢ {event['agent_type']}: {event['task']}")
         elif kind == SubagentEvent.STEP and event["event"]["type"] == EventType.TOOL_CALL:

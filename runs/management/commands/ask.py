@@ -15,6 +15,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import DatabaseError, transaction
 
 from agents.config import AgentConfig, ConfigError, OperatorLimits
+from agents.context.window import ContextWindow
 from agents.events import EventType
 from agents.mcp import McpHub
 from agents.offline_model import OFFLINE_MODEL_NAME
@@ -135,7 +136,7 @@ class Command(BaseCommand):
                 self.stdout.write(line)
             return
         model = model_for(effective_model(config))
-        window = window_for(model.name)
+        window = _window(model.name)
         refusals: list[dict[str, Any]] = []
         # The daily spending caps hold here too: the user's with --user, the site's always.
         # (What a run here spends is not kept, so it does not count toward them.)
@@ -160,7 +161,8 @@ class Command(BaseCommand):
         # Only events go to stdout; anything else printed during the run goes to stderr.
         with contextlib.redirect_stdout(sys.stderr):
             reason = asyncio.run(_with_hub(servers, tools, ask))
-        remember_windows(refusals)  # as a chat run's refusal is, for every run after
+        with contextlib.suppress(DatabaseError):  # no database: nothing to keep it in
+            remember_windows(refusals)  # as a chat run's refusal is, for every run after
         if reason is not TerminationReason.COMPLETED:
             sys.exit(1)
 
@@ -259,6 +261,14 @@ def _limits(user_id: int | None) -> OperatorLimits:
         return daily_cost_limits(
             operator_limits(), owner_id=None, runs=Run.objects.none(), caps=SpendCaps()
         )
+
+
+def _window(model: str) -> ContextWindow | None:
+    """The model's context window; with no database to ask, the operator's or LiteLLM's."""
+    try:
+        return window_for(model)
+    except DatabaseError:
+        return window_for(model, learned=False)
 
 
 def _subagent_types() -> list[AgentType]:
