@@ -14,12 +14,18 @@ Limit events are:
   so the log alone tells how many runs ended at a limit out of how many ended;
 - `subagent.finished` when the subagent ended for any reason but `completed`: a
   helper stopped at one of its limits (its `agent_type` is the helper's type and its
-  counters its own).
+  counters its own);
+- the model's context window: `context.compacted` (a request shortened to fit it,
+  with its `model`, `window`, tokens `before` and `after`, whether older turns were
+  `summarised`, how many older tool results were `stubbed` and messages `cut`) and
+  `context.refused` (the provider refused a request as too long: its `model`, the
+  `window` learnt, the tokens `requested`, the `ratio` of the provider's count to ours
+  and the HTTP `status`). Never the summary itself: it is what the user wrote.
 
 A line carries the event, the run, its user, conversation, agent type and skill,
 the counters (iterations, tool calls, tokens, cost, elapsed time), the reason and,
-where the event has them, the metric, value, limit and severity; the formatter adds
-the timestamp (UTC).
+where the event has them, the metric, value, limit and severity (or the context
+window's figures above); the formatter adds the timestamp (UTC).
 """
 
 from __future__ import annotations
@@ -50,11 +56,22 @@ EVENT_TYPES = frozenset(
         EventType.RUN_RESUMED,
         EventType.RUN_FINISHED,
         SUBAGENT_FINISHED,
+        EventType.CONTEXT_COMPACTED,
+        EventType.CONTEXT_REFUSED,
     }
 )
 COUNTER_KEYS = ("iterations", "tool_calls", "tokens", "cost_usd")
-# Copied from the event when it has them (a notice's figures, an extension's ceilings).
-EVENT_FIELDS = ("metric", "value", "limit", "severity", "from", "to", "failure_class", "call_id")
+# The context window's figures a `context.compacted` or `context.refused` carries.
+CONTEXT_FIELDS = (
+    *("model", "window", "before", "after", "summarised", "stubbed", "cut"),
+    *("requested", "ratio", "status"),
+)
+# Copied from the event when it has them (a notice's figures, an extension's ceilings,
+# the context window's).
+EVENT_FIELDS = (
+    *("metric", "value", "limit", "severity", "from", "to", "failure_class", "call_id"),
+    *CONTEXT_FIELDS,
+)
 
 
 def is_limit_event(event_type: str, reason: str | None) -> bool:
@@ -63,6 +80,13 @@ def is_limit_event(event_type: str, reason: str | None) -> bool:
         return bool(reason) and reason != TerminationReason.COMPLETED
     # A run that waits for the user's approval of a tool call is at no limit.
     return event_type in EVENT_TYPES and reason != APPROVAL
+
+
+def compaction_kind(summarised: object) -> str:
+    """A `context.compacted`'s kind, for the log and `/metrics`: `summarised` (a compaction
+    call summarised older turns) or `shortened` (older tool results stubbed, messages cut,
+    images named, but no summary)."""
+    return "summarised" if summarised else "shortened"
 
 
 def record(run: Run, event: dict[str, Any], counters: dict[str, Any]) -> None:
@@ -131,6 +155,11 @@ def _message(line: dict[str, Any]) -> str:
     words = [line["event"], line["agent_type"]]
     if line.get("metric") is not None:
         words.append(f"{line['metric']} {line.get('value')}/{line.get('limit')}")
+    if line["event"] == EventType.CONTEXT_COMPACTED:  # "gpt-4o-mini 31400→5200/8192 summarised"
+        figures = f"{line.get('before')}→{line.get('after')}/{line.get('window')}"
+        words += [line.get("model"), figures, compaction_kind(line.get("summarised"))]
+    elif line["event"] == EventType.CONTEXT_REFUSED:  # "gpt-4o-mini 9300/8192"
+        words += [line.get("model"), f"{line.get('requested')}/{line.get('window')}"]
     if line["reason"]:
         words.append(line["reason"])
     return " ".join(str(word) for word in words)

@@ -9,8 +9,9 @@ is counted in memory as it happens: a custom collector reads the figures from th
   counts over `elapsed_ms`). One row per run, a few narrow columns.
 - `RunEvent`, the largest table (every event of every run): its highest `id` (the
   primary key index), then the counted events (`run.started`, `run.finished` and
-  the limit events of `ops.limit_log`) grouped by type and their metric, severity
-  and reason, **only past the last id already counted**: a range of the primary key.
+  the limit events of `ops.limit_log`, the context window's among them) grouped by
+  type and their metric, severity, reason, model and whether a compaction summarised,
+  **only past the last id already counted**: a range of the primary key.
   Counts up to an id are kept in this process once the id is old enough that no
   transaction still writing can hold a lower one (`SETTLE_SECONDS`); the events
   after it are counted again at each scrape. Only a process's first scrape reads
@@ -28,7 +29,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_not_required
@@ -48,18 +49,28 @@ from prometheus_client.registry import Collector
 
 from agents.events import EventType
 from chat.models import Run, RunEvent, RunStatus
-from ops.limit_log import EVENT_TYPES, is_limit_event
+from ops.limit_log import EVENT_TYPES, compaction_kind, is_limit_event
 
 # Upper bounds of the run duration histogram, in seconds (a run's time limit is at
 # most 600 s, plus its wind-down; a continued run adds its rounds).
 DURATION_BUCKETS = (1.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1200.0)
 STARTED, FINISHED = EventType.RUN_STARTED, EventType.RUN_FINISHED
+COMPACTED, REFUSED = EventType.CONTEXT_COMPACTED, EventType.CONTEXT_REFUSED
 COUNTED_TYPES = (STARTED, *sorted(EVENT_TYPES))
 # An event id seen this long ago is settled: every transaction that could write a lower
 # one has ended (the journal's take milliseconds).
 SETTLE_SECONDS = 60.0
 
-EventKey = tuple[str, str, str, str]  # type, metric, severity, reason
+
+class EventKey(NamedTuple):
+    """What the counted events are grouped by."""
+
+    type: str
+    metric: str
+    severity: str
+    reason: str
+    model: str  # the context window's events'
+    summarised: bool  # a `context.compacted` that summarised older turns
 
 
 class EventTally:
@@ -89,15 +100,26 @@ class EventTally:
                     metric=KT("data__metric"),
                     severity=KT("data__severity"),
                     reason=KT("data__reason"),
+                    model=KT("data__model"),
+                    summarised=Case(
+                        When(data__summarised=True, then=Value(True)), default=Value(False)
+                    ),
                     settled=Case(When(id__lte=settle_to, then=Value(True)), default=Value(False)),
                 )
-                .values("type", "metric", "severity", "reason", "settled")
+                .values(*EventKey._fields, "settled")
                 .annotate(events=Count("id"))
                 .order_by()
             )
             fresh: Counter[EventKey] = Counter()
             for row in rows:
-                key = (row["type"], row["metric"] or "", row["severity"] or "", row["reason"] or "")
+                key = EventKey(
+                    row["type"],
+                    row["metric"] or "",
+                    row["severity"] or "",
+                    row["reason"] or "",
+                    row["model"] or "",
+                    bool(row["summarised"]),
+                )
                 (self._settled if row["settled"] else fresh)[key] += row["events"]
             self._settled_id = settle_to
             return self._settled + fresh
@@ -117,7 +139,7 @@ class RunsCollector(Collector):
         started = CounterMetricFamily(
             "oracle_runs_started", "Runs a worker started (a continued run counts once)."
         )
-        started.add_metric([], sum(n for key, n in counts.items() if key[0] == STARTED))
+        started.add_metric([], sum(n for key, n in counts.items() if key.type == STARTED))
         yield started
         finished = CounterMetricFamily(
             "oracle_runs_finished",
@@ -125,9 +147,9 @@ class RunsCollector(Collector):
             labels=["reason"],
         )
         reasons: Counter[str] = Counter()
-        for (kind, _, _, reason), n in counts.items():
-            if kind == FINISHED:
-                reasons[reason] += n
+        for key, n in counts.items():
+            if key.type == FINISHED:
+                reasons[key.reason] += n
         for reason, n in sorted(reasons.items()):
             finished.add_metric([reason], n)
         yield finished
@@ -135,14 +157,46 @@ class RunsCollector(Collector):
             "oracle_limit_events",
             "Limit events, as the limit log writes them: soft warnings and other notices "
             "(system.notice, by severity; an ending's or a pause's with its reason), "
-            "budget.extended, run.paused, run.resumed, run.finished, and subagent.finished "
-            "at a limit.",
+            "budget.extended, run.paused, run.resumed, run.finished, subagent.finished "
+            "at a limit, context.compacted and context.refused.",
             labels=["event", "metric", "severity", "reason"],
         )
-        for key, n in sorted(counts.items()):
-            if is_limit_event(key[0], key[3] or None):
-                limits.add_metric(list(key), n)
+        logged: Counter[tuple[str, str, str, str]] = Counter()
+        for key, n in counts.items():
+            if is_limit_event(key.type, key.reason or None):
+                logged[key.type, key.metric, key.severity, key.reason] += n
+        for labels, n in sorted(logged.items()):
+            limits.add_metric(list(labels), n)
         yield limits
+        yield from self._context_window(counts)
+
+    def _context_window(self, counts: Counter[EventKey]) -> Iterable[Metric]:
+        compactions = CounterMetricFamily(
+            "oracle_context_compactions",
+            "Requests shortened to fit the model's context window, by model and kind: "
+            "summarised (a compaction call summarised older turns) or shortened (older tool "
+            "results stubbed or long messages cut, no summary).",
+            labels=["model", "kind"],
+        )
+        refusals = CounterMetricFamily(
+            "oracle_context_refusals",
+            "Requests the provider refused as too long for the model's context window "
+            "(the run learnt the window, shortened the request and sent it again), by model.",
+            labels=["model"],
+        )
+        shortened: Counter[tuple[str, str]] = Counter()
+        refused: Counter[str] = Counter()
+        for key, n in counts.items():
+            if key.type == COMPACTED:
+                shortened[key.model, compaction_kind(key.summarised)] += n
+            elif key.type == REFUSED:
+                refused[key.model] += n
+        for labels, n in sorted(shortened.items()):
+            compactions.add_metric(list(labels), n)
+        for model, n in sorted(refused.items()):
+            refusals.add_metric([model], n)
+        yield compactions
+        yield refusals
 
     def _from_runs(self, rows: list[dict[str, Any]]) -> Iterable[Metric]:
         by_status = {row["status"]: row for row in rows}
