@@ -1,9 +1,14 @@
 """A span's `Tally` counted from its runs: the handful of grouped queries behind every
 figure (finished runs by skill, owner and reason; helpers by type; hours; pauses and
-extensions; limit actions; stuck patterns), and the runs and events they count.
+extensions; limit actions; stuck patterns; the context window per model), and the runs
+and events they count.
 
 Those queries read the indexes added for them (chat migration 0006): finished runs by
-time with their counters, and one small index per kind of event counted.
+time with their counters, and one small index per kind of event counted. The context
+window's events (`context.compacted`, `context.refused`) have no such index yet: SQLite
+reads them through their runs (the finished runs' index, then each run's events by
+`run`), PostgreSQL scans every event for them. Their query is written for an index of
+each type's events by time, like the others (`created_at`, `run`, on that type only).
 """
 
 from __future__ import annotations
@@ -26,12 +31,12 @@ from django.db.models import (
 )
 from django.db.models.functions import Cast, Round
 
-from agents.events import APPROVAL
+from agents.events import APPROVAL, EventType
 from agents.state import LIMIT_REASONS, TerminationReason
 from chat.models import Message, Role, Run, RunEvent, RunStatus
 from dashboard.aggregates import JsonText, UtcHour, ValueList, hour_key
 from dashboard.filters import EVENTS
-from dashboard.tally import COMPLETED, MICRO, Group, Hour, Tally
+from dashboard.tally import COMPLETED, MICRO, ContextCounts, Group, Hour, Tally
 
 
 def tally(start: datetime, end: datetime | None = None) -> Tally:
@@ -57,6 +62,15 @@ def tally(start: datetime, end: datetime | None = None) -> Tally:
             setattr(result.hours.setdefault(hour_key(hour), Hour()), kind, runs)
     result.ended_by_action.update(dict(_ended_by_action(start, end)))
     result.stuck.update(dict(_stuck_patterns(start, end)))
+    for row in _context_events(start, end):
+        counts = result.context.setdefault(row["model"] or "", ContextCounts())
+        if row["type"] == EventType.CONTEXT_COMPACTED:
+            counts.compacted += row["events"]
+            counts.summarised += row["summarised"]
+        else:
+            counts.refused += row["events"]
+    for model, runs in _context_endings(start, end):
+        result.context.setdefault(model or "", ContextCounts()).ended += runs
     return result
 
 
@@ -180,4 +194,41 @@ def _stuck_patterns(start: datetime, end: datetime | None) -> Iterable[tuple[str
         .values(pattern=JsonText("metadata", "pattern"))
         .annotate(runs=Count("run", distinct=True))
         .values_list("pattern", "runs")
+    )
+
+
+def _of_finished_runs(start: datetime, end: datetime | None) -> Q:
+    """Events of the runs started in [start, end) that have finished."""
+    runs = Q(run__status=RunStatus.FINISHED, run__created_at__gte=start)
+    return runs & Q(run__created_at__lt=end) if end else runs
+
+
+def _context_events(start: datetime, end: datetime | None) -> Iterable[Mapping[str, Any]]:
+    """The requests shortened to fit the model's context window (and how many of those
+    summarised) and the requests refused as too long, by model, in the runs started in
+    [start, end) that have finished. (An event comes after its run started: the bound on
+    its own time changes nothing but lets an index of each type's events by time serve.)"""
+    # One equality a type, not `IN`: SQLite uses a partial index by type only then.
+    of_type = Q(type=EventType.CONTEXT_COMPACTED) | Q(type=EventType.CONTEXT_REFUSED)
+    return (
+        RunEvent.objects.filter(of_type, _of_finished_runs(start, end), created_at__gte=start)
+        .order_by()
+        .values("type", model=JsonText("data", "model"))
+        .annotate(events=Count("*"), summarised=Count("id", filter=Q(data__summarised=True)))
+    )
+
+
+def _context_endings(start: datetime, end: datetime | None) -> Iterable[tuple[str, int]]:
+    """The runs started in [start, end) that ended because a request could not fit the
+    model's context window even shortened, by the model they started with."""
+    return (
+        RunEvent.objects.filter(
+            _of_finished_runs(start, end),
+            type=EventType.RUN_STARTED,
+            run__reason=TerminationReason.CONTEXT_WINDOW,
+        )
+        .order_by()
+        .values(model=JsonText("data", "model"))
+        .annotate(runs=Count("run", distinct=True))
+        .values_list("model", "runs")
     )

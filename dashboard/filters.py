@@ -23,6 +23,14 @@ from dashboard.periods import DEFAULT_PERIOD, PERIODS, Period, period_named
 
 ANY_LIMIT = "limit"  # the reason filter for all of LIMIT_REASONS
 EVENTS = {"paused": EventType.RUN_PAUSED, "extended": EventType.BUDGET_EXTENDED}
+# The context window's events: a run list of the runs that had one (by their start).
+CONTEXT_EVENTS = {"compacted": EventType.CONTEXT_COMPACTED, "refused": EventType.CONTEXT_REFUSED}
+EVENT_LABELS = {
+    "paused": "Paused at a limit",
+    "extended": "Extended at a limit",
+    "compacted": "A request shortened to fit the context window",
+    "refused": "A request refused as too long",
+}
 _HOUR = re.compile(r"\d{4}-\d\d-\d\d \d\d")
 
 
@@ -68,7 +76,8 @@ class RunFilterForm(forms.Form):
         required=False,
     )
     action = forms.ChoiceField(choices=_choices([a.value for a in LimitAction]), required=False)
-    event = forms.ChoiceField(choices=_choices(list(EVENTS)), required=False)
+    event = forms.ChoiceField(choices=_choices([*EVENTS, *CONTEXT_EVENTS]), required=False)
+    model = forms.CharField(required=False, max_length=200)
     user = forms.IntegerField(required=False, min_value=1)
     hour = forms.RegexField(regex=_HOUR, required=False, max_length=13)
     day = forms.DateField(required=False, input_formats=["%Y-%m-%d"])
@@ -87,9 +96,11 @@ class RunFilterForm(forms.Form):
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
         if data.get("agent") not in ("", None, MAIN_AGENT) and (
-            data.get("event") or data.get("action") or data.get("pattern")
+            data.get("event") or data.get("action") or data.get("pattern") or data.get("model")
         ):
-            raise forms.ValidationError("Helpers have no limit action, pauses or patterns.")
+            raise forms.ValidationError(
+                "Helpers have no limit action, pauses, patterns or model of their own."
+            )
         return data
 
 
@@ -107,6 +118,7 @@ class RunFilters:
     hour: str = ""
     day: date | None = None
     pattern: str = ""
+    model: str = ""
     page: int = 1
 
     @classmethod
@@ -122,8 +134,13 @@ class RunFilters:
             hour=data.get("hour") or "",
             day=data.get("day"),
             pattern=data.get("pattern") or "",
+            model=data.get("model") or "",
             page=data.get("page") or 1,
         )
+
+    @property
+    def event_label(self) -> str:
+        return EVENT_LABELS.get(self.event, "")
 
     def url(self, **changes: Any) -> str:
         """This list's address, with `changes` (another page, say)."""
@@ -137,6 +154,7 @@ class RunFilters:
             "hour": self.hour,
             "day": self.day.isoformat() if self.day else "",
             "pattern": self.pattern,
+            "model": self.model,
             **changes,
         }
         return run_list_url(self.period, **values)

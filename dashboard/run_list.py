@@ -12,12 +12,13 @@ from django.core.paginator import Page, Paginator
 from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
 
+from agents.events import EventType
 from agents.state import LIMIT_REASONS, TerminationReason
 from agents.subagents import MAIN_AGENT
 from agents.wording import reason_label
 from chat.models import Message, Role, Run, RunEvent, RunStatus
 from dashboard import counting
-from dashboard.filters import ANY_LIMIT, RunFilters, day_span, hour_start
+from dashboard.filters import ANY_LIMIT, CONTEXT_EVENTS, EVENTS, RunFilters, day_span, hour_start
 
 RUNS_PER_PAGE = 50
 
@@ -71,7 +72,7 @@ def _time_span(filters: RunFilters) -> tuple[datetime, datetime] | None:
 
 def _main_runs(filters: RunFilters, since: datetime) -> QuerySet[Run]:
     span = _time_span(filters)
-    if filters.event:
+    if filters.event in EVENTS:
         events = counting.events(filters.event, since)
         if span:
             events = events.filter(created_at__gte=span[0], created_at__lt=span[1])
@@ -80,6 +81,14 @@ def _main_runs(filters: RunFilters, since: datetime) -> QuerySet[Run]:
         runs = counting.finished_runs(since)
         if span:
             runs = runs.filter(created_at__gte=span[0], created_at__lt=span[1])
+    if filters.event in CONTEXT_EVENTS:  # each run's own events (by `run`: no other index)
+        had = RunEvent.objects.filter(run=OuterRef("pk"), type=CONTEXT_EVENTS[filters.event])
+        runs = runs.filter(Exists(had))
+    if filters.model:  # the model the run started with
+        started = RunEvent.objects.filter(
+            run=OuterRef("pk"), type=EventType.RUN_STARTED, data__model=filters.model
+        )
+        runs = runs.filter(Exists(started))
     if filters.skill:
         runs = runs.filter(conversation__skill=filters.skill)
     if filters.reason == ANY_LIMIT:

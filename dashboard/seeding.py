@@ -2,10 +2,12 @@
 
 The runs look like the engine's own: each has its user message, its final answer and,
 when it did not complete, the System notice and `run.finished` event `agents.endings`
-writes; a `run.started` event with the config it ran under; pauses and extensions for
-users whose limit action pauses or extends; `delegate` steps with their subagents'
-events. They are spread over users (a few heavy ones), skills, reasons, limit actions
-and the days of the period, with more runs by day than by night. No real text.
+writes; a `run.started` event with the model and config it ran under; pauses and
+extensions for users whose limit action pauses or extends; `delegate` steps with their
+subagents' events; requests shortened to fit the model's context window or refused as
+too long (`dashboard.seeding_context`). They are spread over users (a few heavy ones),
+skills, models, reasons, limit actions and the days of the period, with more runs by day
+than by night. No real text.
 
 A run is made in `dashboard.seeding_runs` (its helpers in `seeding_delegation`), and its
 rows written in batches by `dashboard.seeding_rows`.
@@ -23,6 +25,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from agents.config import LimitAction
+from dashboard.seeding_context import MODEL_WEIGHTS, MODELS
 from dashboard.seeding_rows import BATCH, Seeded, Tables
 from dashboard.seeding_runs import Profile, add_run
 
@@ -44,6 +47,7 @@ def seed_runs(count: int, *, days: int = 30, seed: int = 1, now: datetime | None
         Profile(
             rng.choices(list(ACTION_WEIGHTS), list(ACTION_WEIGHTS.values()))[0],
             rng.choices(PRICES, PRICE_WEIGHTS)[0],
+            rng.choices(MODELS, MODEL_WEIGHTS)[0],
         )
         for _ in users
     ]

@@ -1,5 +1,6 @@
 """One made-up finished run, as the engine would have left it: its reason (weighted by
-skill), counters, limit hit, pauses and extensions, its messages and events."""
+skill), counters, limit hit, pauses and extensions, its model's context window, its
+messages and events."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from agents.progress import Action, Stuck
 from agents.skills import skill_named
 from agents.state import FailureClass, LimitHit, Metric, TerminationReason
 from chat.models import Role, RunStatus, notice_metadata
+from dashboard.seeding_context import SeededModel, context_events, overflow
 from dashboard.seeding_delegation import delegation
 from dashboard.seeding_rows import Seeded, Tables
 
@@ -28,13 +30,13 @@ REASON_WEIGHTS: dict[str, dict[TerminationReason, float]] = {
         R.COMPLETED: 80, R.MAX_ITERATIONS: 5, R.TIMEOUT: 2.5, R.NO_PROGRESS: 4,
         R.TOKEN_BUDGET: 2, R.COST_BUDGET: 0.5, R.TOOL_BUDGET: 1, R.TOOL_ERRORS: 1,
         R.CANCELLED: 3, R.PROVIDER_ERROR: 0.7, R.INTERRUPTED: 0.1,
-        R.TOOL_BUDGET_VIOLATION: 0.2,
+        R.TOOL_BUDGET_VIOLATION: 0.2, R.CONTEXT_WINDOW: 0.2,
     },
     "deep_research": {
         R.COMPLETED: 70, R.MAX_ITERATIONS: 9, R.TIMEOUT: 5, R.NO_PROGRESS: 5,
         R.TOKEN_BUDGET: 4, R.COST_BUDGET: 1, R.TOOL_BUDGET: 1.5, R.TOOL_ERRORS: 1,
         R.CANCELLED: 2.5, R.PROVIDER_ERROR: 0.8, R.INTERRUPTED: 0.1,
-        R.TOOL_BUDGET_VIOLATION: 0.1,
+        R.TOOL_BUDGET_VIOLATION: 0.1, R.CONTEXT_WINDOW: 0.4,
     },
     "quick_answer": {
         R.COMPLETED: 88, R.MAX_ITERATIONS: 6, R.TOOL_BUDGET: 2, R.NO_PROGRESS: 1,
@@ -63,10 +65,11 @@ STUCK_WEIGHTS = (30, 22, 15, 10, 6, 5, 4, 3, 3, 2)
 
 @dataclass(frozen=True)
 class Profile:
-    """What a user's runs share: the limit action and the price of their model."""
+    """What a user's runs share: the limit action, their model and its price."""
 
     action: LimitAction
     price: float  # dollars per token
+    model: SeededModel
 
 
 @functools.cache
@@ -97,8 +100,15 @@ def add_run(
     counters, hit = _counters(rng, reason, config, ceiling, profile.price)
     run_id = uuid.uuid4()
     events: list[dict[str, Any]] = [
-        {"type": EventType.RUN_STARTED, "run_id": str(run_id), "model": "", "config": config_dict}
+        {
+            "type": EventType.RUN_STARTED,
+            "run_id": str(run_id),
+            "model": profile.model.name,
+            "config": config_dict,
+        }
     ]
+    if reason is R.CONTEXT_WINDOW:
+        hit = overflow(rng, profile.model)
     if action is LimitAction.WARN and reason is R.MAX_ITERATIONS:
         # Warn goes on past the limit (to the operator's cap, which these runs never reach).
         reason, hit = R.COMPLETED, None
@@ -120,6 +130,8 @@ def add_run(
     tables.messages.add(
         conversation_id, run_id, seq, Role.USER, "Seeded question.", {}, "", "", False, created
     )
+    model = profile.model
+    seq = context_events(rng, tables, model, conversation_id, run_id, seq, events, created)
     if rng.random() < DELEGATING[skill]:
         for number in range(rng.choice((1, 1, 1, 2))):
             seq += 1

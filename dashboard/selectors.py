@@ -17,13 +17,17 @@ What each figure counts:
 - A run's limit action is the one its latest round ran under (`Run.limit_action`, set
   when a worker claims it).
 - A stuck pattern is the `pattern` of the System notice of a run stopped for no progress.
+- The context window's figures, per model, are those of the period's finished runs:
+  their requests shortened to fit the window (`context.compacted`, by the model the
+  event names), their requests refused as too long (`context.refused`), and the runs
+  ended at `context_window` (by the model of their `run.started`).
 
 The figures of a period add up the tallies of its whole UTC days, kept in the database
 (`dashboard.tallies`), and count its two ends from the runs (`dashboard.counting`).
 Each part of the page is answered by a module of its own: limit hits per hour and per
 limit action (`hits`), agent types (`agent_types`), spend (`spend`), stuck patterns
-(`stuck`), recommendations (`recommendations`), and the runs behind a figure
-(`run_list`).
+(`stuck`), the context window per model (`context_window`), recommendations
+(`recommendations`), and the runs behind a figure (`run_list`).
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ from django.utils import timezone
 from agents.state import LIMIT_REASONS
 from agents.wording import reason_label
 from dashboard.agent_types import AgentRow, agent_rows
+from dashboard.context_window import ContextRow, context_rows, ended_href
 from dashboard.filters import run_list_url
 from dashboard.hits import ActionRow, HourRow, action_rows, hour_rows, runs_with_event
 from dashboard.periods import Period
@@ -79,10 +84,15 @@ class Figures:
     days: list[DayRow]
     users: list[UserRow]
     stuck: list[StuckRow]
+    context: list[ContextRow]
     recommendations: list[Recommendation]
 
     def href(self, **filters: Any) -> str:
         return run_list_url(self.period, **filters)
+
+    @property
+    def context_ended_href(self) -> str:
+        return ended_href(self.period)
 
     @property
     def limit_share(self) -> float:
@@ -114,6 +124,7 @@ def dashboard_figures(*, period: Period, now: datetime | None = None) -> Figures
         days=day_rows(period, since, now, counted.hours),
         users=user_rows(period, counted.owners),
         stuck=stuck_rows(period, counted.stuck),
+        context=context_rows(period, counted.context),
         recommendations=recommendation_rows(period, counted.skills, counted.helpers),
     )
 

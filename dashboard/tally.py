@@ -1,5 +1,6 @@
 """What the finished runs of a span of time add up to on the dashboard: a `Tally`, made
-of `Group`s (per agent type and skill) and `Hour`s, that adds up and keeps as JSON.
+of `Group`s (per agent type and skill), `Hour`s and `ContextCounts` (per model), that
+adds up and keeps as JSON.
 
 Percentiles come from counts of values: iterations exactly, tokens rounded up to a
 thousand (the recommendation's own step, so the advice is exact), seconds and cost
@@ -25,7 +26,7 @@ TOKEN_STOPS = {TerminationReason.TOKEN_BUDGET.value}
 MICRO = 1_000_000  # costs are counted in millionths of a dollar
 TOKEN_STEP = 1_000  # tokens are counted to the thousand above (the advice's step)
 FIGURES = 3  # seconds and cost are counted to three significant figures, rounded up
-VERSION = 2  # of a tally's JSON: a tally of another version is counted again
+VERSION = 3  # of a tally's JSON: a tally of another version is counted again
 
 
 def rounded_up(value: int, figures: int = FIGURES) -> int:
@@ -151,6 +152,24 @@ class Hour:
 
 
 @dataclass
+class ContextCounts:
+    """What one model's context window did to the runs: requests shortened to fit it (and
+    how many of those summarised older turns), requests the provider refused as too long,
+    and runs that ended because a request could not fit even shortened."""
+
+    compacted: int = 0
+    summarised: int = 0
+    refused: int = 0
+    ended: int = 0
+
+    def add(self, other: ContextCounts) -> None:
+        self.compacted += other.compacted
+        self.summarised += other.summarised
+        self.refused += other.refused
+        self.ended += other.ended
+
+
+@dataclass
 class Tally:
     """What the finished runs started in a span of time add to the dashboard."""
 
@@ -161,6 +180,7 @@ class Tally:
     hours: dict[str, Hour] = field(default_factory=dict)  # "2026-11-20 13"
     ended_by_action: Counter[str] = field(default_factory=Counter)
     stuck: Counter[str] = field(default_factory=Counter)  # runs by stuck pattern
+    context: dict[str, ContextCounts] = field(default_factory=dict)  # by model
 
     def add(self, other: Tally) -> None:
         for mine, theirs in ((self.skills, other.skills), (self.helpers, other.helpers)):
@@ -175,6 +195,8 @@ class Tally:
             self.hours.setdefault(hour, Hour()).add(counts)
         self.ended_by_action.update(other.ended_by_action)
         self.stuck.update(other.stuck)
+        for model, model_counts in other.context.items():
+            self.context.setdefault(model, ContextCounts()).add(model_counts)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -186,6 +208,9 @@ class Tally:
             "hours": {hour: list(vars(counts).values()) for hour, counts in self.hours.items()},
             "ended_by_action": dict(self.ended_by_action),
             "stuck": dict(self.stuck),
+            "context": {
+                model: list(vars(counts).values()) for model, counts in self.context.items()
+            },
         }
 
     @classmethod
@@ -198,4 +223,5 @@ class Tally:
             hours={hour: Hour(*counts) for hour, counts in data["hours"].items()},
             ended_by_action=Counter(data["ended_by_action"]),
             stuck=Counter(data["stuck"]),
+            context={model: ContextCounts(*counts) for model, counts in data["context"].items()},
         )
