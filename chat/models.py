@@ -282,6 +282,8 @@ class RunEvent(models.Model):
                 for kind, name in (
                     (EventType.RUN_PAUSED, "run_event_paused"),
                     (EventType.BUDGET_EXTENDED, "run_event_extended"),
+                    (EventType.CONTEXT_COMPACTED, "run_event_compacted"),
+                    (EventType.CONTEXT_REFUSED, "run_event_refused"),
                     (SubagentEvent.FINISHED, "run_event_subagent"),
                 )
             ),

@@ -19,6 +19,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from oracle.connections import celery_url, database, redis_url
 from oracle.logs import logging_config
+from oracle.model_windows import model_windows
 from oracle.operator_limits import hard_limits
 from oracle.secret_key import secret_key
 
@@ -184,16 +185,8 @@ ORACLE_MODELS = env.list("ORACLE_MODELS", default=[ORACLE_MODEL] if ORACLE_MODEL
 if ORACLE_MODEL and ORACLE_MODEL not in ORACLE_MODELS:
     ORACLE_MODELS.insert(0, ORACLE_MODEL)
 # The context window of models LiteLLM does not know (a server of your own): comma-
-# separated model=tokens, e.g. "openai/smollm2=4096". A window a provider's refusal
-# showed is remembered in the database and wins (the admin's "Model windows").
-ORACLE_MODEL_WINDOWS: dict[str, int] = {}
-for _model, _tokens in env.dict("ORACLE_MODEL_WINDOWS", default={}).items():
-    if not _tokens.isdigit() or not 256 <= int(_tokens) <= 100_000_000:
-        raise ImproperlyConfigured(
-            f"ORACLE_MODEL_WINDOWS: the window of {_model!r} must be a number of tokens "
-            f"from 256 (got {_tokens!r}); write it as model=tokens, e.g. openai/smollm2=4096."
-        )
-    ORACLE_MODEL_WINDOWS[_model] = int(_tokens)
+# separated model=tokens, e.g. "openai/smollm2=4096" (a learnt one wins: README).
+ORACLE_MODEL_WINDOWS = model_windows(env.dict("ORACLE_MODEL_WINDOWS", default={}))
 
 # Extra tools the Oracle may use besides the built-in ones: dotted paths of typed Python
 # functions (the docstring describes the tool to the model), e.g. "mypkg.tools.lookup".

@@ -211,9 +211,7 @@ class RunHost:
             return
         # Which worker ran which round of a run, for an operator reading the workers' logs.
         logger.info("run %s: claimed to %s (lease %d)", run_id, job.action, job.run.lease)
-        recorder = RunRecorder(
-            job.run, self.journal, tool_steps=job.tool_steps, history_seqs=job.history_seqs
-        )
+        recorder = RunRecorder(job.run, self.journal, **job.recorded())
         self.journal.add(recorder)
         cancel = CancelToken()
         task = asyncio.current_task()

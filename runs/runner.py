@@ -73,6 +73,11 @@ class Job:
     summary: Summary | None = None
     history_seqs: list[int] = field(default_factory=list)
 
+    def recorded(self) -> dict[str, Any]:
+        """What the run's recorder is given of the job: the tool steps it fills again,
+        where the history is in the conversation."""
+        return {"tool_steps": self.tool_steps, "history_seqs": self.history_seqs}
+
 
 class _Hooks(TypedDict):
     """The engine's keyword arguments that every driven action takes."""

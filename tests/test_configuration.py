@@ -127,6 +127,20 @@ def test_it_reads_the_model_variables() -> None:
     )
 
 
+def test_it_reads_the_operators_model_windows_and_refuses_one_that_is_not_a_window() -> None:
+    code, stdout, _ = shell(
+        PRINT_SETTING.format("ORACLE_MODEL_WINDOWS"),
+        ORACLE_MODEL_WINDOWS="openai/smollm2=4096,hosted_vllm/qwen=32768",
+    )
+    assert (code, stdout) == (0, "{'openai/smollm2': 4096, 'hosted_vllm/qwen': 32768}")
+
+    code, _, stderr = shell("pass", ORACLE_MODEL_WINDOWS="openai/smollm2=4k")
+
+    assert code == 2
+    assert "ORACLE_MODEL_WINDOWS: the window of 'openai/smollm2' must be a number" in stderr
+    assert "Traceback" not in stderr
+
+
 def test_extra_tools_are_checked_when_the_product_starts() -> None:
     def check(tools: str) -> tuple[int, str]:
         result = processes.manage("check", env=processes.base_env(ORACLE_TOOLS=tools))

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from agents.context.window import requested_in_refusal, window_in_refusal
+
 
 @dataclass(frozen=True)
 class Summary:
@@ -46,6 +48,20 @@ class ContextLedger:
     def covers(self) -> int:
         """How many of the conversation's messages the summary covers (0: none)."""
         return max(0, min(self.summary_end - 1, self.history)) if self.summary else 0
+
+    def learn(self, refusal: str, sent_tokens: int, ratio: float, model: str) -> int:
+        """Learn the window from a provider's refusal (the number its words name, else
+        the size refused) and how it counts against us, `sent_tokens` being the refused
+        request as we counted it at `ratio`; the window."""
+        learned = window_in_refusal(refusal) or sent_tokens
+        requested = requested_in_refusal(refusal)
+        if requested and sent_tokens:
+            self.calibrate(round(requested * ratio), sent_tokens)
+        elif learned >= sent_tokens > 0:  # refused though we counted it inside: we count low
+            self.calibrate(round(learned * 1.1 * ratio), sent_tokens)
+        self.window, self.window_model = learned, model
+        self.refusals += 1
+        return learned
 
     def calibrate(self, provider_tokens: int, our_tokens: int) -> None:
         """Learn how the provider counts a prompt against our own count of it."""

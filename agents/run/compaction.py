@@ -9,27 +9,15 @@ only what is sent.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-
 from agents.attachments import with_pictures
 from agents.context import transcript, words
-from agents.context.view import (
-    Shape,
-    body_start,
-    newest_step,
-    newest_user,
-    render_one,
-    size_of,
-    split_points,
-    summary_message,
-    tool_calls_by_id,
-)
-from agents.context.window import ContextWindow, requested_in_refusal, window_in_refusal
+from agents.context.view import Shape, newest_step, size_of, split_points
+from agents.context.window import ContextWindow, requested_in_refusal
 from agents.events import EventType
 from agents.model import Message, ModelError, ModelRequest
 from agents.run.calling import call_model, count_call
 from agents.run.context import RunContext
+from agents.run.fitting import Fit
 from agents.state import LimitHit, Metric
 
 # After compacting, the prompt lands at this share of the mark, so that the next
@@ -41,69 +29,12 @@ MIN_CUT_TOKENS = 64  # a message is never cut to less than this
 TRANSCRIPT_OVERHEAD = 200  # the compaction call's instruction and framing, in tokens
 
 
-def window_of(run: RunContext) -> ContextWindow | None:
-    """The model's window: the one a refusal taught this run, else the one known."""
-    return run.window
-
-
-@dataclass
-class _Fit:
-    """The history's messages as sent under a shape, and their tokens."""
-
-    run: RunContext
-    messages: Sequence[Message]
-    shape: Shape
-    fixed: int  # the tools' schemas
-
-    def __post_init__(self) -> None:
-        self.calls = tool_calls_by_id(self.messages)
-        self.start = body_start(self.messages)
-        self.question = newest_user(self.messages)
-        self.recount()
-
-    def form(self, index: int) -> Message:
-        return render_one(self.messages, index, self.shape, self.calls, self.run.deps.pictures)
-
-    def recount(self) -> None:
-        self.counts = [self.run.count(self.form(i)) for i in range(len(self.messages))]
-        self.summary_tokens = (
-            self.run.count(summary_message(self.shape.summary)) if self.shape.summary else 0
-        )
-
-    def sent_indices(self, summary_end: int | None = None) -> list[int]:
-        end = self.shape.summary_end if summary_end is None else summary_end
-        if end <= self.start:
-            return list(range(len(self.messages)))
-        pinned = [self.question] if self.start <= self.question < end else []
-        return [*range(self.start), *pinned, *range(end, len(self.messages))]
-
-    def images_named(self) -> int:
-        """How many user messages are sent naming their images instead of showing them."""
-        return sum(
-            self.form(i) is not self.messages[i]
-            for i in range(self.shape.pictures_from)
-            if self.messages[i].get("role") == "user" and i not in self.shape.cut
-        )
-
-    @property
-    def total(self) -> int:
-        return self.fixed + self.summary_tokens + sum(self.counts[i] for i in self.sent_indices())
-
-    def sent(self) -> list[Message]:
-        head = [self.form(i) for i in range(self.start)]
-        rest = [self.form(i) for i in self.sent_indices()[self.start :]]
-        summary = (
-            [summary_message(self.shape.summary)] if self.shape.summary_end > self.start else []
-        )
-        return [*head, *summary, *rest]
-
-
 async def fit(run: RunContext, tools: object) -> list[Message] | None:
     """The messages to send for the next call, inside the window; None when the run
     cannot go on (a compaction call was stopped, or even shortened it cannot fit: the
     state says which)."""
     state, ledger = run.state, run.state.context
-    window = window_of(run)
+    window = run.window
     fixed = run.count_tools() if tools else 0
     untouched = not (ledger.summary or ledger.shortened)
     run.counted_prompt = 0
@@ -118,7 +49,7 @@ async def fit(run: RunContext, tools: object) -> list[Message] | None:
         if estimate <= mark * SURE_BELOW:
             await _used(run, estimate, window)
             return list(with_pictures(state.messages, run.deps.pictures))
-    fitting = _Fit(run, state.messages, Shape(ledger.summary, ledger.summary_end), fixed)
+    fitting = Fit(run, state.messages, Shape(ledger.summary, ledger.summary_end), fixed)
     if window is None:  # a summary an earlier run made, and no window known now
         return fitting.sent()
     low = int(mark * LOW_WATER)
@@ -139,7 +70,7 @@ async def fit(run: RunContext, tools: object) -> list[Message] | None:
         return None
     shortened = bool(fitting.shape.stubbed or fitting.shape.cut or fitting.images_named())
     if made_summary or (shortened and not ledger.shortened):
-        whole = _Fit(run, state.messages, Shape(), fixed).total if made_summary else before
+        whole = Fit(run, state.messages, Shape(), fixed).total if made_summary else before
         await _announce(run, fitting, window, whole, made_summary)
     ledger.shortened = ledger.shortened or shortened
     run.counted_prompt = round(fitting.total / run.ratio)  # to learn the provider's count by
@@ -154,7 +85,7 @@ async def _used(run: RunContext, tokens: int, window: ContextWindow) -> None:
     await run.emit(EventType.CONTEXT_USED, prompt_tokens=tokens, window=window.tokens)
 
 
-def _stub_older(fitting: _Fit, low: int) -> None:
+def _stub_older(fitting: Fit, low: int) -> None:
     """Stage 1: older images are named instead of shown, then older tool results become
     stubs, oldest first, until the prompt is down to `low`; the newest step stays whole."""
     shape, messages = fitting.shape, fitting.messages
@@ -174,7 +105,7 @@ def _stub_older(fitting: _Fit, low: int) -> None:
             fitting.counts[index] = stubbed
 
 
-def _summary_end(fitting: _Fit, window: ContextWindow, low: int) -> int | None:
+def _summary_end(fitting: Fit, window: ContextWindow, low: int) -> int | None:
     """Stage 2: where a new summary should end, the fewest messages that bring the
     prompt down to `low` (all but the newest step when none do); None when summarising
     would not save more than the summary costs."""
@@ -194,7 +125,7 @@ def _summary_end(fitting: _Fit, window: ContextWindow, low: int) -> int | None:
     return chosen if covered + fitting.summary_tokens > 2 * allowance else None
 
 
-async def _summarise(run: RunContext, fitting: _Fit, window: ContextWindow, end: int) -> bool:
+async def _summarise(run: RunContext, fitting: Fit, window: ContextWindow, end: int) -> bool:
     """Fold the messages up to `end` into the summary with compaction calls (as many as
     the window needs); False when one was stopped or failed (the state says why)."""
     ledger, shape = run.state.context, fitting.shape
@@ -212,7 +143,7 @@ async def _summarise(run: RunContext, fitting: _Fit, window: ContextWindow, end:
         count_call(run, streamed, prompt)
         if streamed.refusal is not None:
             _learn(run, streamed.refusal, prompt)
-            _overflow(run, fitting, window_of(run) or window)
+            _overflow(run, fitting, run.window or window)
             return False
         if streamed.interrupted or not streamed.text.strip():
             return False
@@ -225,7 +156,7 @@ async def _summarise(run: RunContext, fitting: _Fit, window: ContextWindow, end:
     return True
 
 
-def _cut_largest(fitting: _Fit, goal: int) -> None:
+def _cut_largest(fitting: Fit, goal: int) -> None:
     """Stage 3: cut the largest messages sent (never the system prompt or the newest
     user message) to their head and tail until the prompt is down to `goal`."""
     shape = fitting.shape
@@ -249,7 +180,7 @@ def _cut_largest(fitting: _Fit, goal: int) -> None:
         fitting.counts[index] = fitting.run.count(fitting.form(index))
 
 
-def _overflow(run: RunContext, fitting: _Fit, window: ContextWindow) -> None:
+def _overflow(run: RunContext, fitting: Fit, window: ContextWindow) -> None:
     """Even shortened, the request cannot fit: the run ends, saying what is too big."""
     question = fitting.question
     question_tokens = fitting.counts[question] if question >= 0 else 0
@@ -264,7 +195,7 @@ def _overflow(run: RunContext, fitting: _Fit, window: ContextWindow) -> None:
 
 
 async def _announce(
-    run: RunContext, fitting: _Fit, window: ContextWindow, whole: int, summarised: bool
+    run: RunContext, fitting: Fit, window: ContextWindow, whole: int, summarised: bool
 ) -> None:
     shape = fitting.shape
     await run.emit(
@@ -285,18 +216,8 @@ async def _announce(
 
 
 def _learn(run: RunContext, error: ModelError, sent_tokens: int) -> int:
-    """Learn the window from a refusal: the number it names, else the size refused."""
-    ledger = run.state.context
-    detail = str(error)
-    learned = window_in_refusal(detail) or sent_tokens
-    requested = requested_in_refusal(detail)
-    if requested and sent_tokens:
-        ledger.calibrate(round(requested * run.ratio), sent_tokens)
-    elif learned >= sent_tokens > 0:  # refused though we counted it inside: we count low
-        ledger.calibrate(round(learned * 1.1 * run.ratio), sent_tokens)
-    ledger.window, ledger.window_model = learned, run.model.name
-    ledger.refusals += 1
-    return learned
+    """Learn the window (and how the provider counts) from its refusal."""
+    return run.state.context.learn(str(error), sent_tokens, run.ratio, run.model.name)
 
 
 async def after_refusal(
