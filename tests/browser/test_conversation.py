@@ -380,7 +380,11 @@ def test_the_model_picked_in_the_chat_is_used_by_the_next_run(
     assert fake_provider.requests[-1]["model"] == "fake-model"
     picker = page.get_by_label("Model for this conversation")
     options = picker.locator("option").all_inner_texts()
-    assert options == ["Default (openai/fake-model)", "openai/fake-large"]  # each once
+    assert options == [
+        "Default (openai/fake-model)",
+        "openai/fake-large",
+        "openai/fake-window",
+    ]  # each once
 
     picker.select_option("openai/fake-large")
     page.wait_for_timeout(500)
