@@ -186,20 +186,6 @@ def system_message_context(
     }
 
 
-def compaction_metadata(event: dict[str, Any]) -> dict[str, Any]:
-    """A `context.compacted` event as the metadata of its System message, as the worker's
-    recorder saves it on the row (less what the message does not show): the figures, and
-    the summary if one was made."""
-    context = {key: event.get(key) for key in ("summarised", "summary")}
-    return {
-        "severity": "info",
-        "metric": Metric.CONTEXT.value,
-        "value": event.get("after"),
-        "limit": event.get("window"),
-        "context": context,
-    }
-
-
 def system_message(
     element_id: str,
     metadata: dict[str, Any],

@@ -25,15 +25,6 @@ from agents.wording import REASON_LABELS
 UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 
 
-# What a System message's row keeps of its `system.notice` event, besides the text. A
-# model's failure adds its kind (`problem`) and the provider's own words (`detail`, for
-# staff: the chat never shows them).
-NOTICE_FIELDS = ("severity", "metric", "value", "limit", "reason", "problem", "detail")
-# And the facts a notice carries only when it has them: the pattern a run stopped for no
-# progress repeated, the spending cap a run ended at (`LimitHit.facts`).
-NOTICE_FACTS = ("pattern", "cap")
-
-
 def resumes(reason: str) -> bool:
     """Whether a run that ended for `reason` is picked up where it stopped (Resume)
     rather than given another round (Continue): the one rule the controls, the run
@@ -45,13 +36,6 @@ def silent_since(now: datetime) -> datetime:
     """A running run whose last heartbeat is older than this has lost its worker
     (`ORACLE_RUN_HEARTBEAT_TIMEOUT`): what `Run.is_lost` shows and the sweeper records."""
     return now - timedelta(seconds=settings.ORACLE_RUN_HEARTBEAT_TIMEOUT)
-
-
-def notice_metadata(notice: dict[str, Any]) -> dict[str, Any]:
-    """What a System message's row keeps of its `system.notice` event, besides the text."""
-    metadata = {key: notice.get(key) for key in NOTICE_FIELDS}
-    metadata.update({key: notice[key] for key in NOTICE_FACTS if notice.get(key)})
-    return metadata
 
 
 class Conversation(models.Model):

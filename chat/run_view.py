@@ -17,7 +17,6 @@ from chat.fragments import (
     announce,
     answer_foot,
     approval_actions,
-    compaction_metadata,
     history_stale,
     new_turn,
     oob,
@@ -28,8 +27,10 @@ from chat.fragments import (
     system_message,
     typing,
 )
-from chat.gauges import STREAMED_TOKENS_STEP, gauge, gauge_counters, gauge_rows
+from chat.gauges import gauge_counters
+from chat.notices import compaction_metadata
 from chat.partials import render_partial
+from chat.run_gauges import RunGauges
 from chat.streaming import StreamingAnswer
 from chat.subagent_panel import subagent_panel
 from chat.tool_steps import tool_progress, tool_status, tool_step
@@ -68,16 +69,9 @@ class RunView:
     tool_arguments: dict[str, Any] = field(default_factory=dict)
     subagents: dict[str, dict[str, Any]] = field(default_factory=dict)  # by step element
     awaiting: list[dict[str, Any]] = field(default_factory=list)  # calls that wait for approval
-    limits: dict[str, Any] = field(default_factory=dict)
-    counters: dict[str, Any] = field(default_factory=dict)
+    gauges: RunGauges = field(default_factory=RunGauges)
     status: str = "running"
     working: bool = False  # the typing indicator shows: the Oracle is at work, unseen
-    round_number: int = 1
-    before_round: dict[str, Any] = field(default_factory=dict)  # the totals it began with
-    context: dict[str, int] = field(default_factory=dict)  # the latest call's prompt, window
-    _gauges_frame: tuple[Any, ...] = ()
-    _gauges_used: dict[str, Any] = field(default_factory=dict)
-    _gauges_shown: dict[str, tuple[str, int]] = field(default_factory=dict)
     # For a run the page did not have: the question it answers (a new turn starts with
     # it), or that it reshapes the history (the page draws it again).
     asked: Any = None
@@ -103,45 +97,20 @@ class RunView:
 
     def set_counters(self, counters: dict[str, Any]) -> None:
         """The run's totals so far (from the worker's checkpoints, or its final event)."""
-        self.counters = gauge_counters(counters)
-
-    def round_used(self) -> dict[str, Any]:
-        """What this round used so far: the totals less those it began with, and the
-        tokens of the answer streaming now, estimated (counted when its call ends)."""
-        totals = self.counters or gauge_counters({})
-        used = {key: value - self.before_round.get(key, 0) for key, value in totals.items()}
-        used["cost_usd"] = round(used["cost_usd"], 6)
-        streamed = len(self.streaming.text) if self.streaming is not None else 0
-        used["tokens"] += streamed // 4 // STREAMED_TOKENS_STEP * STREAMED_TOKENS_STEP
-        return used
+        self.gauges.counters = gauge_counters(counters)
 
     def gauges_if_changed(self, *, always: bool = False) -> str:
-        """What changed in the gauges since the last ones sent: nothing (most batches
-        are a few words of text, which move no counter), the gauges that moved, or the
-        whole (a new status, round or limits, or the context gauge appearing: a window
-        is known now)."""
-        windowed = bool(self.context.get("window"))
-        frame = (self.status, self.round_number, tuple(self.limits.items()), windowed)
-        used = {**self.round_used(), "context": tuple(self.context.values())}
-        if not always and frame == self._gauges_frame and used == self._gauges_used:
-            return ""  # the common case, checked before any gauge is drawn
-        self._gauges_used = used
-        rows = gauge_rows(used, self.limits, status=self.status, context=self.context)
-        shown = {row["key"]: (row["shown"], row["percent"]) for row in rows}
-        if always or frame != self._gauges_frame:
-            self._gauges_frame, self._gauges_shown = frame, shown
-            context = {"status": self.status, "round": self.round_number, "swap_oob": True}
-            return render_partial("_gauges.html", gauges=rows, **context)
-        moved = [row for row in rows if shown[row["key"]] != self._gauges_shown.get(row["key"])]
-        self._gauges_shown = shown
-        return "".join(gauge(row) for row in moved)
+        """What changed in the gauges since the last ones sent (`RunGauges.if_changed`)."""
+        streamed = len(self.streaming.text) if self.streaming is not None else 0
+        return self.gauges.if_changed(self.status, streamed, always=always)
 
     def _append(self, html: str) -> str:
         return oob(f"#{self.section}", "beforeend", html)
 
     def _run_started(self, event: dict[str, Any]) -> str:
-        self.limits = dict(event.get("config") or {})
-        self.before_round, self.round_number = {}, 1
+        self.gauges = RunGauges(
+            limits=dict(event.get("config") or {}), counters=self.gauges.counters
+        )
         self.status = "running"
         if self.asked is not None:
             start = new_turn(self.asked, self.run_id)
@@ -156,9 +125,10 @@ class RunView:
 
     def _run_resumed(self, event: dict[str, Any]) -> str:
         self.status = "running"
-        self.limits = dict(event.get("config") or self.limits)
-        self.before_round = gauge_counters(event.get("before_round") or {})
-        self.round_number = int(event.get("round") or self.round_number)
+        gauges = self.gauges
+        gauges.limits = dict(event.get("config") or gauges.limits)
+        gauges.before_round = gauge_counters(event.get("before_round") or {})
+        gauges.round_number = int(event.get("round") or gauges.round_number)
         cleared = self._clear_actions()
         note = render_partial("_round_divider.html", round=event.get("round", ""))
         return cleared + self._append(note) + stop_controls(self.run_id, swap_oob=True)
@@ -258,7 +228,7 @@ class RunView:
     def _context_used(self, event: dict[str, Any]) -> str:
         """The prompt of the call about to be made, against the model's window: the
         context gauge (drawn with the others, as the batch ends)."""
-        self.context = {
+        self.gauges.context = {
             "prompt_tokens": int(event.get("prompt_tokens") or 0),
             "window": int(event.get("window") or 0),
         }

@@ -18,7 +18,8 @@ from agents.events import EventType
 from agents.progress import Action, Stuck
 from agents.skills import skill_named
 from agents.state import FailureClass, LimitHit, Metric, TerminationReason
-from chat.models import Role, RunStatus, notice_metadata
+from chat.models import Role, RunStatus
+from chat.notices import notice_metadata
 from dashboard.seeding_context import SeededModel, context_events, overflow
 from dashboard.seeding_delegation import delegation
 from dashboard.seeding_rows import Seeded, Tables

@@ -9,7 +9,8 @@ from uuid import UUID
 from django.db import transaction
 
 from agents.events import Event
-from chat.models import Conversation, Message, Role, Run, RunEvent, notice_metadata
+from chat.models import Conversation, Message, Role, Run, RunEvent
+from chat.notices import notice_metadata
 from ops import limit_log
 from runs.live import publish_now
 

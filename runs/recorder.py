@@ -13,15 +13,12 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from agents.events import EventType
-from chat.models import COUNTERS, Message, Role, Run, notice_metadata
+from chat.models import COUNTERS, Message, Role, Run
+from chat.notices import compaction_metadata, notice_metadata
 from ops import limit_log
 from runs import subagents
 
 logger = logging.getLogger(__name__)
-
-# What a System message of a shortened context keeps of its `context.compacted` event.
-CONTEXT_FIELDS = ("model", "window", "before", "after", "summarised", "stubbed", "cut",
-                  "summary", "covers")  # fmt: skip
 
 
 class Writer(Protocol):
@@ -193,15 +190,13 @@ class RunRecorder:
                 self._touch(self.final_message)
 
     def _context(self, data: dict[str, Any]) -> dict[str, Any]:
-        """What a System message of a shortened context keeps: its figures, and the
-        summary with the conversation's last message it covers (for the next runs)."""
-        context = {key: data.get(key) for key in CONTEXT_FIELDS}
+        """A shortened context's row keeps the summary with the conversation's last
+        message it covers (for the runs after to send it in their place)."""
         covers = int(data.get("covers") or 0)
+        through = None
         if data.get("summarised") and 0 < covers <= len(self.history_seqs):
-            context["through_seq"] = self.history_seqs[covers - 1]
-        after, window = data.get("after"), data.get("window")
-        return {"severity": "info", "metric": "context", "value": after, "limit": window,
-                "context": context}  # fmt: skip
+            through = self.history_seqs[covers - 1]
+        return compaction_metadata(data, through_seq=through)
 
     def _new_message(self, role: str, content: str, metadata: dict[str, Any]) -> Message:
         message = Message(
