@@ -25,13 +25,17 @@ from litellm.llms.openai.chat.gpt_transformation import OpenAIChatCompletionStre
 
 from agents.context.window import ContextWindow, WindowSource
 from agents.litellm_errors import problem_of, retry_after
-from agents.litellm_stream import Chunk, chunks_of, events_of, parts
+from agents.litellm_stream import Chunk, EmptyStream, chunks_of, events_of, parts
 from agents.model import (
+    FinishPart,
     Message,
     ModelError,
     ModelProblem,
     ModelRequest,
     StreamPart,
+    TextDelta,
+    ToolCallPart,
+    UsagePart,
     content_text,
     image_parts,
 )
@@ -143,6 +147,9 @@ class LiteLLMModel:
         try:
             async for part in parts(_provider_chunks(response, self.read_pause)):
                 yield part
+        except EmptyStream:
+            async for part in _unstreamed(kwargs):
+                yield part
         except ModelError:
             raise
         except Exception as error:
@@ -150,6 +157,29 @@ class LiteLLMModel:
         finally:
             # Closing the wrapper closes the HTTP stream to the provider.
             await response.aclose()
+
+
+async def _unstreamed(kwargs: dict[str, Any]) -> AsyncGenerator[StreamPart, None]:
+    """A stream that came empty, asked again without streaming: the provider's error
+    then comes as an error (a request over the window as the refusal it is), or else
+    its answer comes whole. Once, and only for a stream with nothing in it."""
+    asked = {key: value for key, value in kwargs.items() if key != "stream_options"}
+    try:
+        response = await litellm.acompletion(**{**asked, "stream": False})
+    except Exception as error:
+        raise _model_error(error) from error
+    choice = response.choices[0]
+    if choice.message.content:
+        yield TextDelta(choice.message.content)
+    for index, call in enumerate(choice.message.tool_calls or []):
+        function = call.function
+        yield ToolCallPart(
+            call.id or f"call_{index}", function.name or "", function.arguments or ""
+        )
+    usage = getattr(response, "usage", None)
+    if usage is not None:
+        yield UsagePart(int(usage.prompt_tokens or 0), int(usage.completion_tokens or 0))
+    yield FinishPart(choice.finish_reason or "stop")
 
 
 def _rough_tokens(message: Message) -> int:

@@ -146,6 +146,12 @@ async def chunks_of(response: Any) -> AsyncGenerator[Chunk, None]:
         yield text, calls, finish, counts
 
 
+class EmptyStream(ModelError):
+    """The provider said yes (200) and sent nothing: not one event, no end. What
+    llama-cpp-python's server answers a streamed request longer than its window (the
+    error goes to its log, after the headers went out)."""
+
+
 async def parts(chunks: AsyncIterator[Chunk]) -> AsyncGenerator[StreamPart, None]:
     """The provider's chunks as parts: text as it comes, then tool calls, usage and finish.
 
@@ -156,7 +162,9 @@ async def parts(chunks: AsyncIterator[Chunk]) -> AsyncGenerator[StreamPart, None
     """
     calls: dict[int, dict[str, str]] = {}
     finish_reason: str | None = None
+    empty = True
     async for text, pieces, finish, usage in chunks:
+        empty = False
         if text:
             yield TextDelta(text)
         for index, call_id, name, arguments in pieces:
@@ -169,6 +177,8 @@ async def parts(chunks: AsyncIterator[Chunk]) -> AsyncGenerator[StreamPart, None
             yield UsagePart(*usage)
             if finish_reason is not None:
                 break
+    if finish_reason is None and empty:
+        raise EmptyStream("the model's stream ended before it began", kind=ModelProblem.UNREACHABLE)
     if finish_reason is None:
         raise ModelError("the model's stream ended early", kind=ModelProblem.UNREACHABLE)
     for index, slot in sorted(calls.items()):

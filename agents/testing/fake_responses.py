@@ -202,3 +202,32 @@ async def send_json(
     lines += [f"Content-Length: {len(data)}", "Connection: close", "", ""]
     writer.write("\r\n".join(lines).encode() + data)
     await writer.drain()
+
+
+EMPTY_STREAM = (
+    b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n"
+    b"Connection: close\r\n\r\n0\r\n\r\n"
+)
+
+
+def request_tokens(payload: dict[str, Any]) -> int:
+    """A request's tokens as this server counts them: a token for every four characters
+    of its messages' and tools' JSON, and the reply's `max_tokens` when it asks for them."""
+    text = json.dumps(payload.get("messages") or []) + json.dumps(payload.get("tools") or [])
+    return len(text) // 4 + int(payload.get("max_tokens") or 0)
+
+
+def too_long(window: int, tokens: int) -> dict[str, Any]:
+    """OpenAI's body for a request longer than the model's context."""
+    return {
+        "error": {
+            "message": (
+                f"This model's maximum context length is {window} tokens. However, you "
+                f"requested {tokens} tokens ({tokens} in the messages, 0 in the completion). "
+                "Please reduce the length of the messages."
+            ),
+            "type": "invalid_request_error",
+            "param": "messages",
+            "code": "context_length_exceeded",
+        }
+    }

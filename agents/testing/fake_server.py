@@ -31,9 +31,10 @@ What each response sends on the wire is `agents.testing.fake_responses`.
 With a `window` (tokens; `--window`), a request longer than that is refused as OpenAI
 refuses one (400, `context_length_exceeded`, "This model's maximum context length is
 N tokens. However, you requested M tokens ..."), taking no response from the script;
-the server counts a request's tokens its own way (`request_tokens`: a token for every
-four characters of its messages' and tools' JSON), as a provider's tokenizer differs
-from Oracle's. Refused requests are noted in `refused`, apart from `requests`.
+with `streams_refused_empty`, a streamed one is refused as llama-cpp-python's server
+refuses it: a 200 and an empty stream (only asked again unstreamed does it get the 400).
+The server counts a request's tokens its own way (`request_tokens`), as a provider's
+tokenizer differs from Oracle's. Refused requests are noted in `refused`.
 """
 
 from __future__ import annotations
@@ -48,14 +49,17 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from agents.testing.fake_responses import Response as Response
 from agents.testing.fake_responses import (
+    EMPTY_STREAM,
     completion,
     for_request,
     send_json,
     sleep_unless,
     stream_response,
+    too_long,
 )
+from agents.testing.fake_responses import Response as Response
+from agents.testing.fake_responses import request_tokens as request_tokens
 
 
 class FakeServer:
@@ -68,9 +72,13 @@ class FakeServer:
         port: int = 0,
         repeat_last: bool = False,
         window: int | None = None,
+        streams_refused_empty: bool = False,
     ) -> None:
         self.port = port
         self.window = window
+        # As llama-cpp-python's server: a streamed request over the window gets a 200
+        # and an empty stream (its error goes to its log), an unstreamed one the 400.
+        self.streams_refused_empty = streams_refused_empty
         self.requests: list[dict[str, Any]] = []
         self.refused: list[dict[str, Any]] = []
         self.disconnects: list[float] = []
@@ -192,7 +200,11 @@ class FakeServer:
         payload = json.loads(body or b"{}")
         if self.window is not None and (tokens := request_tokens(payload)) > self.window:
             self.refused.append(payload)
-            await send_json(writer, 400, too_long(self.window, tokens))
+            if self.streams_refused_empty and payload.get("stream"):
+                writer.write(EMPTY_STREAM)
+                await writer.drain()
+            else:
+                await send_json(writer, 400, too_long(self.window, tokens))
             return False
         with self._lock:
             self.requests.append(payload)
@@ -240,29 +252,6 @@ class FakeServer:
     def _note_disconnect(self) -> None:
         self.disconnects.append(time.monotonic())
         self._disconnected.set()
-
-
-def request_tokens(payload: dict[str, Any]) -> int:
-    """A request's tokens as this server counts them: a token for every four characters
-    of its messages' and tools' JSON, and the reply's `max_tokens` when it asks for them."""
-    text = json.dumps(payload.get("messages") or []) + json.dumps(payload.get("tools") or [])
-    return len(text) // 4 + int(payload.get("max_tokens") or 0)
-
-
-def too_long(window: int, tokens: int) -> dict[str, Any]:
-    """OpenAI's body for a request longer than the model's context."""
-    return {
-        "error": {
-            "message": (
-                f"This model's maximum context length is {window} tokens. However, you "
-                f"requested {tokens} tokens ({tokens} in the messages, 0 in the completion). "
-                "Please reduce the length of the messages."
-            ),
-            "type": "invalid_request_error",
-            "param": "messages",
-            "code": "context_length_exceeded",
-        }
-    }
 
 
 def main() -> None:
