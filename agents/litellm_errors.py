@@ -62,6 +62,9 @@ _STATUS_PROBLEMS = {
 def problem_of(error: Exception) -> tuple[ModelProblem, int | None]:
     """The kind of a failed call and the provider's HTTP status, from LiteLLM's exception
     classes, or the status of an error event read straight from LiteLLM's parser."""
+    if isinstance(error, provider_errors.ContextWindowExceededError):
+        # The provider's own answer, whatever broke on the way to it before.
+        return ModelProblem.CONTEXT_TOO_LONG, getattr(error, "status_code", None)
     if _lost_connection(error):
         return ModelProblem.UNREACHABLE, None
     status = getattr(error, "status_code", None)

@@ -144,12 +144,12 @@ class LiteLLMModel:
             response = await litellm.acompletion(**kwargs)
         except Exception as error:
             raise _model_error(error) from error
+        empty = False
         try:
             async for part in parts(_provider_chunks(response, self.read_pause)):
                 yield part
         except EmptyStream:
-            async for part in _unstreamed(kwargs):
-                yield part
+            empty = True
         except ModelError:
             raise
         except Exception as error:
@@ -157,6 +157,9 @@ class LiteLLMModel:
         finally:
             # Closing the wrapper closes the HTTP stream to the provider.
             await response.aclose()
+        if empty:  # asked again once the empty stream is closed, not in its shadow
+            async for part in _unstreamed(kwargs):
+                yield part
 
 
 async def _unstreamed(kwargs: dict[str, Any]) -> AsyncGenerator[StreamPart, None]:

@@ -92,3 +92,26 @@ def test_retry_after_is_read_in_seconds_or_as_a_date():
     assert 25 < (retry_after(said(format_datetime(later, usegmt=True))) or 0) <= 30
     assert retry_after(said("soon")) is None
     assert retry_after(Exception("no headers")) is None
+
+
+def test_a_refusal_for_length_is_one_whatever_broke_before_it():
+    # llama-cpp-python's server: the empty stream's read ended in a transport error, and
+    # the request asked again brought its refusal; that refusal is what the run learns from.
+    import httpx
+    from litellm.exceptions import ContextWindowExceededError
+
+    from agents.litellm_errors import problem_of
+
+    refusal = ContextWindowExceededError(
+        "This model's maximum context length is 4096 tokens.", "smollm2", "hosted_vllm"
+    )
+    refusal.__context__ = httpx.RemoteProtocolError("peer closed connection")
+
+    assert problem_of(refusal)[0] is ModelProblem.CONTEXT_TOO_LONG
+
+
+async def test_a_stream_with_nothing_in_it_says_so():
+    from agents.litellm_stream import EmptyStream
+
+    with pytest.raises(EmptyStream):
+        await parts_of([])

@@ -3,11 +3,12 @@ OpenAI-compatible server with SmolLM2-135M-Instruct at `--n_ctx 4096`
 (bench/llama_server.py). Marked `llama`: `make test-llama` installs the server into
 .venv-llama and runs it; `make test` deselects it.
 
-The runs know the window from the start, as the app gives it for a model LiteLLM does
-not know (`ORACLE_MODEL_WINDOWS=openai/smollm2=4096`): that server answers a streamed
-request longer than its window with 200 and an empty stream, its refusal only in its
-log, so a run could not learn the window from it. SmolLM2 answers what it likes; what
-is checked is that the conversation keeps going.
+The runs start knowing nothing of the window, as for a model LiteLLM does not know and
+the operator did not name: the first request over it teaches it. That server answers a
+streamed request longer than its window with a 200 and an empty stream (its refusal only
+in its log); Oracle asks such a request again unstreamed, which brings the server's 400
+with the window in it. SmolLM2 answers what it likes; what is checked is that the
+conversation keeps going.
 """
 
 from __future__ import annotations
@@ -17,8 +18,6 @@ import time
 from pathlib import Path
 
 import pytest
-
-from agents.context.window import ContextWindow, WindowSource
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 # bench/ is not a package: `context` (the conversation bench/context.py measures) and
@@ -38,7 +37,7 @@ async def test_ten_messages_of_a_thousand_tokens_against_its_4096_token_window_a
     questions = [context.long_message(number) for number in range(1, 11)]
     with LlamaServer(n_ctx=N_CTX) as server:
         model = context.Recorded(context.litellm_model(server.base_url, "openai/smollm2"))
-        chat = context.Conversation(model, ContextWindow(N_CTX, source=WindowSource.OPERATOR))
+        chat = context.Conversation(model)  # no window known: a refusal teaches it
         turns = []
         for question in questions:
             began = time.monotonic()
@@ -54,6 +53,8 @@ async def test_ten_messages_of_a_thousand_tokens_against_its_4096_token_window_a
     # back empty: a failed call), and every request carried the newest message whole.
     calls = [call for turn in turns for call in turn.calls]
     assert sum(call.error is not None for call in calls) <= 1, [str(c.error) for c in calls]
+    refusals = [e for turn in turns for e in turn.events if e["type"] == "context.refused"]
+    assert [e["window"] for e in refusals] == [N_CTX]  # learnt once, from the server's words
     for question, turn in zip(questions, turns, strict=True):
         answers = [call for call in turn.calls if not call.compaction]
         assert answers
