@@ -17,9 +17,9 @@ refusal teaches it, as for a model LiteLLM does not know; the large one's server
 window, and its runs know a window of a million tokens, so the same fitting runs and
 never has to shorten anything. With `--llama`: llama-cpp-python's server with SmolLM2
 (`bench/llama_server.py`, `make llama`) at `--n_ctx` `--window` (4,096 by default), the
-runs knowing that window from the start (the operator's `ORACLE_MODEL_WINDOWS`: a
-streamed request past its window gets 200 and an empty stream from that server, so no
-run could learn it), against one at `--n_ctx` large enough for the whole conversation.
+runs knowing that window from the start (the operator's `ORACLE_MODEL_WINDOWS`; a run
+that does not know it learns it from the server's refusal, as `make test-llama` shows),
+against one at `--n_ctx` large enough for the whole conversation.
 A real model writes answers of its own length, so there the tokens differ by more than
 compaction.
 
