@@ -142,11 +142,10 @@ class RunContext:
             self.context_tokens += self.model.count_tokens(shown)
             self.counted_messages = len(state.messages)
         prompt = self.context_tokens + self.tools_tokens
-        window = self.deps.window
-        if window is not None or state.context.window:
-            # What is sent is shortened to fit: the call cannot hold more than the window.
-            room = state.context.window or (window.prompt_tokens if window else prompt)
-            prompt = min(prompt, room)
+        window = self.window
+        if window is not None:
+            # What is sent is shortened to fit: the call holds no more than its room.
+            prompt = min(prompt, window.prompt_tokens)
         done = state.total.iterations
         completion = state.total.completion_tokens // done if done else FIRST_COMPLETION_ESTIMATE
         state.estimated_prompt_tokens = prompt
