@@ -131,34 +131,19 @@ async def _consume(
                 streamed.finish_reason = part.reason
 
 
-def record_usage(run: RunContext, streamed: Streamed) -> None:
-    """Count the call's tokens and cost: the provider's figures, or estimates without."""
+def record_usage(run: RunContext, streamed: Streamed, prompt_tokens: int | None = None) -> None:
+    """Count the call's tokens and cost: the provider's figures, or estimates without
+    (`prompt_tokens`: its prompt's, when not the next call's estimate). A call that ended
+    before its first word (stopped, or refused as too long) is counted as nothing."""
     state = run.state
     if streamed.usage is not None:
         prompt, completion = streamed.usage.prompt_tokens, streamed.usage.completion_tokens
     else:
         # No figures from the provider (the call was cut short): use the estimates.
-        prompt = (
-            state.estimated_prompt_tokens if streamed.streamed_chars or streamed.tool_calls else 0
-        )
+        estimate = state.estimated_prompt_tokens if prompt_tokens is None else prompt_tokens
+        prompt = estimate if streamed.streamed_chars or streamed.tool_calls else 0
         completion = estimate_text_tokens(streamed.streamed_chars)
     state.add_usage(
-        prompt_tokens=prompt,
-        completion_tokens=completion,
-        cost_usd=run.model.price(prompt, completion) if prompt or completion else 0.0,
-    )
-
-
-def count_call(run: RunContext, streamed: Streamed, prompt_tokens: int) -> None:
-    """Count a call that is not the next step's (a compaction): the provider's figures,
-    or estimates without."""
-    if streamed.usage is not None:
-        prompt, completion = streamed.usage.prompt_tokens, streamed.usage.completion_tokens
-    elif streamed.refusal is not None:
-        prompt, completion = 0, 0  # a refused request costs nothing
-    else:
-        prompt, completion = prompt_tokens, estimate_text_tokens(streamed.streamed_chars)
-    run.state.add_usage(
         prompt_tokens=prompt,
         completion_tokens=completion,
         cost_usd=run.model.price(prompt, completion) if prompt or completion else 0.0,

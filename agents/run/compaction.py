@@ -15,7 +15,7 @@ from agents.context.view import Shape, newest_step, size_of, split_points
 from agents.context.window import ContextWindow, requested_in_refusal
 from agents.events import EventType
 from agents.model import Message, ModelError, ModelRequest
-from agents.run.calling import call_model, count_call
+from agents.run.calling import call_model, record_usage
 from agents.run.context import RunContext
 from agents.run.fitting import Fit
 from agents.state import LimitHit, Metric
@@ -140,7 +140,7 @@ async def _summarise(run: RunContext, fitting: Fit, window: ContextWindow, end: 
         prompt = run.count_all(sent)
         request = ModelRequest(messages=sent, tools=None, max_tokens=allowance)
         streamed = await call_model(run, request, quiet=True, prompt_tokens=prompt)
-        count_call(run, streamed, prompt)
+        record_usage(run, streamed, prompt)
         if streamed.refusal is not None:
             _learn(run, streamed.refusal, prompt)
             _overflow(run, fitting, run.window or window)
