@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from agents.mcp_config import McpServerConfig
+from agents.mcp_config import ALL_TOOLS, McpServerConfig
+from agents.mcp_consent import Grant, annotations_of, consent, fingerprint
 from agents.mcp_errors import ServerUnavailable as ServerUnavailable
 from agents.mcp_errors import describe_error as describe_error
 from agents.mcp_errors import innermost as innermost
@@ -45,7 +46,7 @@ from agents.mcp_server import McpServer as McpServer
 from agents.mcp_server import ServerState as ServerState
 from agents.mcp_transport import BASE_ENVIRONMENT as BASE_ENVIRONMENT
 from agents.mcp_transport import child_environment as child_environment
-from agents.tools import Tool, ToolOutput
+from agents.tools import Tool, ToolError, ToolOutput
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,14 @@ class McpTool:
     tool: str  # as the server knows it
     description: str
     input_schema: dict[str, Any]
-    needs_approval: bool
+    needs_approval: bool  # as its server's config and its annotations say
+    why: str = ""  # why it asks first, or why not, in words
+    annotations: dict[str, bool] = field(default_factory=dict)  # the server's hints
+
+    @property
+    def grant(self) -> Grant:
+        """What an "Always allow" of this tool is bound to (never the model's name)."""
+        return (self.server, self.tool, fingerprint(self.description, self.input_schema))
 
 
 class McpHub:
@@ -98,9 +106,12 @@ class McpHub:
         for server in self.servers.values():
             if server.state == "disabled" or (servers is not None and server.name not in servers):
                 continue
+            config = server.config
             for listed in server.usable:
                 name = tool_name(server.name, listed.name, taken)
                 taken.add(name)
+                hints = annotations_of(listed)
+                asks = consent(config.approval, config.approve_tools, listed.name, hints)
                 offered.append(
                     McpTool(
                         name=name,
@@ -108,7 +119,9 @@ class McpHub:
                         tool=listed.name,
                         description=(listed.description or listed.title or listed.name)[:1024],
                         input_schema=listed.input_schema,
-                        needs_approval=server.config.needs_approval(listed.name),
+                        needs_approval=asks.asks,
+                        why=asks.why,
+                        annotations=hints,
                     )
                 )
         return offered
@@ -136,6 +149,7 @@ class McpHub:
         """The engine's `Tool` for an offered MCP tool."""
         server = self.servers[offered.server]
         max_chars = self.max_result_chars
+        limits = server.config.max_calls_per_run
 
         async def call(**arguments: Any) -> ToolOutput:
             from agents.run.deps import tool_context
@@ -143,6 +157,8 @@ class McpHub:
             context = tool_context()
             report = None
             if context is not None:
+                if limits:
+                    count_call(context.extension("mcp_calls"), offered, limits)
                 call_id = context.call_id
 
                 async def report(progress: float, total: float | None, message: str | None) -> None:
@@ -165,4 +181,27 @@ class McpHub:
             function=call,
             server=offered.server,
             needs_approval=offered.needs_approval if needs_approval is None else needs_approval,
+            grant=list(offered.grant),
         )
+
+
+def count_call(counts: dict[str, int], offered: McpTool, limits: dict[str, int]) -> None:
+    """Count a call of `offered` in its run (`counts`, kept in the run's state), or refuse
+    it with a `ToolError` when its server's `max_calls_per_run` is reached."""
+    keys = {ALL_TOOLS: f"{offered.server}/", offered.tool: f"{offered.server}/{offered.tool}"}
+    for limit_of, key in keys.items():
+        limit = limits.get(limit_of)
+        if limit is not None and counts.get(key, 0) >= limit:
+            what = (
+                f"the MCP server {offered.server!r}'s tools"
+                if limit_of == ALL_TOOLS
+                else f"the tool {offered.name!r}"
+            )
+            raise ToolError(
+                f"Not run: this run has called {what} {limit} time(s), the most its "
+                "operator allows in one run (max_calls_per_run). Answer with what you "
+                "have, or use another tool."
+            )
+    for limit_of, key in keys.items():
+        if limit_of in limits:
+            counts[key] = counts.get(key, 0) + 1

@@ -4,10 +4,13 @@ The shape is the one Claude Desktop, Cursor and LibreChat read:
 `{"mcpServers": {"NAME": {"command": ..., "args": [...], "env": {...}}}}` for a
 server Oracle starts (stdio), `{"url": ..., "headers": {...}}` for one it reaches
 (Streamable HTTP; `"transport": "sse"` for the older SSE transport). Oracle's own
-keys, each optional: `approval` ("never" or "always"), `approve_tools` (tools that
-need approval even under "never"), `timeout_seconds` (a per-call ceiling) and
-`enabled`. A problem in one server's entry names the server and leaves the others
-usable; a file that cannot be read at all gives one problem and no servers.
+keys, each optional: `approval` ("auto", the default: ask before every tool not
+annotated read-only, see `agents.mcp_consent`; "never"; "always"), `approve_tools`
+(tools that need approval even under "never"), `max_calls_per_run` (a number for all
+the server's tools together, or an object of numbers by tool name, "*" for all),
+`timeout_seconds` (a per-call ceiling) and `enabled`. A problem in one server's entry
+names the server and leaves the others usable; a file that cannot be read at all gives
+one problem and no servers.
 """
 
 from __future__ import annotations
@@ -28,7 +31,9 @@ SEPARATOR = "__"
 
 _STDIO_KEYS = {"command", "args", "env", "cwd"}
 _REMOTE_KEYS = {"url", "headers", "transport"}
-_ORACLE_KEYS = {"approval", "approve_tools", "timeout_seconds", "enabled"}
+_ORACLE_KEYS = {"approval", "approve_tools", "max_calls_per_run", "timeout_seconds", "enabled"}
+MAX_CALLS_PER_RUN = 10_000  # the largest max_calls_per_run a file may give
+ALL_TOOLS = "*"  # in a max_calls_per_run object: every tool of the server together
 # Keys other clients write that mean nothing to Oracle and harm nothing.
 _IGNORED_KEYS = {"type", "description", "disabled", "alwaysAllow", "autoApprove"}
 
@@ -47,14 +52,12 @@ class McpServerConfig:
     cwd: str | None = None
     url: str = ""
     headers: dict[str, str] = field(default_factory=dict)
-    approval: Literal["never", "always"] = "never"
+    approval: Literal["auto", "never", "always"] = "auto"
     approve_tools: frozenset[str] = frozenset()
+    # Calls a run may make: by tool name, ALL_TOOLS for the server's tools together.
+    max_calls_per_run: dict[str, int] = field(default_factory=dict)
     timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS
     enabled: bool = True
-
-    def needs_approval(self, tool: str) -> bool:
-        """Whether a call of the server's tool `tool` waits for the user's approval."""
-        return self.approval == "always" or tool in self.approve_tools
 
     @property
     def where(self) -> str:
@@ -162,9 +165,9 @@ def _server(name: str, entry: object) -> McpServerConfig:
 
 
 def _oracle_keys(entry: dict[str, Any]) -> dict[str, Any]:
-    approval = entry.get("approval", "never")
-    if approval not in ("never", "always"):
-        raise ValueError(f'approval must be "never" or "always", not {approval!r}')
+    approval = entry.get("approval", "auto")
+    if approval not in ("auto", "never", "always"):
+        raise ValueError(f'approval must be "auto", "never" or "always", not {approval!r}')
     timeout = entry.get("timeout_seconds", DEFAULT_TIMEOUT_SECONDS)
     if (
         isinstance(timeout, bool)
@@ -183,9 +186,29 @@ def _oracle_keys(entry: dict[str, Any]) -> dict[str, Any]:
     return {
         "approval": approval,
         "approve_tools": frozenset(_strings(entry.get("approve_tools", []), "approve_tools")),
+        "max_calls_per_run": _max_calls(entry.get("max_calls_per_run", {})),
         "timeout_seconds": float(timeout),
         "enabled": enabled,
     }
+
+
+def _max_calls(value: object) -> dict[str, int]:
+    """`max_calls_per_run`: a number (the server's tools together) or numbers by tool."""
+    if not isinstance(value, dict):
+        value = {ALL_TOOLS: value}
+    limits = {}
+    for tool, limit in value.items():
+        if (
+            isinstance(limit, bool)
+            or not isinstance(limit, int)
+            or not 1 <= limit <= MAX_CALLS_PER_RUN
+        ):
+            raise ValueError(
+                f"max_calls_per_run must be a whole number from 1 to {MAX_CALLS_PER_RUN:,} "
+                f"(or an object of such numbers by tool name), not {limit!r}"
+            )
+        limits[str(tool)] = limit
+    return limits
 
 
 def _text(entry: dict[str, Any], key: str) -> str:

@@ -64,6 +64,8 @@ class Tool:
     inline: bool
     server: str = ""  # the MCP server it comes from ("" for Oracle's own tools)
     needs_approval: bool = False  # a call waits for the user's Approve or Deny
+    # What an "Always allow" of it is bound to ([server, tool, fingerprint]; MCP tools).
+    grant: list[str] | None = None
     # Checks arguments against a JSON Schema (MCP tools) instead of `params`.
     validator: Callable[[Mapping[str, Any]], str | None] | None = None
 
@@ -130,6 +132,7 @@ class Tool:
         function: Callable[..., Any],
         server: str = "",
         needs_approval: bool = False,
+        grant: list[str] | None = None,
     ) -> Tool:
         """A tool described by a JSON Schema of its parameters (an MCP server's tool);
         `function` is async and takes the arguments as keywords."""
@@ -146,6 +149,7 @@ class Tool:
             inline=False,
             server=server,
             needs_approval=needs_approval,
+            grant=grant,
             validator=schema_validator(parameters),
         )
 

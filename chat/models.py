@@ -17,6 +17,7 @@ from django.conf import settings
 from django.db import models
 
 from agents.events import EventType
+from agents.mcp_consent import Grant, grant_of
 from agents.state import TerminationReason
 from agents.subagents import SubagentEvent
 from agents.wording import REASON_LABELS
@@ -52,8 +53,10 @@ class Conversation(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
     # Set by a delete, which can be undone for a while: the sweeper purges it after that.
     deleted_at = models.DateTimeField(null=True, blank=True, db_index=True)
-    # Tools the user chose "Always allow" for: in this conversation they need no approval.
-    allowed_tools = models.JSONField(default=list, blank=True)
+    # The MCP tools the user chose "Always allow" for: in this conversation they need no
+    # approval. Each is [server, tool, fingerprint] (`agents.mcp_consent.Grant`), bound
+    # to the server and the tool's own name and schema, never to the model's name for it.
+    tool_grants = models.JSONField(default=list, blank=True)
 
     class Meta:
         ordering = ["-updated_at"]
@@ -65,6 +68,10 @@ class Conversation(models.Model):
 
     def __str__(self) -> str:
         return self.title or f"Conversation {self.id}"
+
+    def grants(self) -> list[Grant]:
+        """The tools "Always allow"ed here, as (server, tool, fingerprint)."""
+        return [grant for value in self.tool_grants if (grant := grant_of(value))]
 
     def next_seq(self, *also: str) -> int:
         """The conversation's next message number, saved (with the fields `also` names)."""

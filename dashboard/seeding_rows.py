@@ -88,7 +88,7 @@ class Tables:
         default_factory=lambda: Table(
             Conversation,
             ("id", "owner", "title", "skill", "model", "last_message_seq", "created_at",
-             "updated_at", "allowed_tools"),
+             "updated_at", "tool_grants"),
         )
     )  # fmt: skip
     runs: Table = field(

@@ -143,9 +143,9 @@ def run_answer_approval(
         locked.save(update_fields=["state"])
         if always and approved:
             conversation = Conversation.objects.select_for_update().get(pk=locked.conversation_id)
-            names = set(conversation.allowed_tools) | {call["name"] for call in chosen}
-            conversation.allowed_tools = sorted(names)
-            conversation.save(update_fields=["allowed_tools"])
+            given = {tuple(call["grant"]) for call in chosen if call.get("grant")}
+            conversation.tool_grants = sorted(map(list, set(conversation.grants()) | given))
+            conversation.save(update_fields=["tool_grants"])
         if any(call["id"] not in answers for call in waiting):
             return locked  # others still wait
     return requeue(locked, "approve", lambda r: r.is_paused)

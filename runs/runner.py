@@ -105,7 +105,7 @@ async def drive(job: Job, recorder: RunRecorder, cancel: CancelToken) -> RunResu
             agent_types=job.agent_types if skill.allows_tool(DELEGATE_TOOL) else (),
             mcp=hub,
             mcp_servers=job.mcp_servers,
-            allowed=conversation.allowed_tools,
+            grants=conversation.grants(),
         ),
         pictures=job.pictures,
         window=job.window,

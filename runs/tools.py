@@ -14,6 +14,7 @@ from django.utils.module_loading import import_string
 from agents.builtin_tools import builtin_tools
 from agents.config import AgentConfig, OperatorLimits
 from agents.mcp import McpHub
+from agents.mcp_consent import Grant
 from agents.run.deps import RunDeps, ToolContext
 from agents.subagents import DEFAULT_AGENT_TYPES, AgentType, Delegation
 from agents.tools import Tool, ToolRegistry
@@ -33,14 +34,15 @@ def run_tools(
     agent_types: Sequence[AgentType] = (),
     mcp: McpHub | None = None,
     mcp_servers: Collection[str] | None = None,
-    allowed: Collection[str] = (),
+    grants: Collection[Grant] = (),
     approve_all: bool = False,
 ) -> ToolRegistry:
     """A registry for one run: the built-in tools, those named in ORACLE_TOOLS, the
     user's documents (with a user), `delegate` when there are agent types, and the
     tools of `mcp`'s ready servers (of `mcp_servers` only, when given). An MCP tool
-    needs approval as its server's config says, unless `approve_all` or it is one of
-    `allowed` (the conversation's "Always allow")."""
+    needs approval as its server's config and annotations say, unless `approve_all` or
+    `grants` holds it (the conversation's "Always allow", bound to the server, the
+    tool's own name and its schema: never to the name the model sees)."""
     registry = builtin_tools()
     for tool in _extra_tools(tuple(settings.ORACLE_TOOLS)):
         registry.add(tool)
@@ -55,7 +57,7 @@ def run_tools(
     if mcp is not None:
         servers = None if mcp_servers is None else set(mcp_servers)
         for offered in mcp.tools(servers=servers):
-            needs = offered.needs_approval and not approve_all and offered.name not in allowed
+            needs = offered.needs_approval and not approve_all and offered.grant not in grants
             registry.add(mcp.tool(offered, needs_approval=needs))
     return registry
 

@@ -96,6 +96,11 @@ class ToolContext:
         """The user's custom instructions the run works under ("" for none)."""
         return instructions_in(self._run.state.messages)
 
+    def extension(self, namespace: str) -> dict[str, Any]:
+        """The run's own JSON-ready area `namespace`, kept with its state (a pause, a
+        resume and a Continue keep it): a tool's per-run bookkeeping."""
+        return self._run.state.extension(namespace)
+
     def headroom(self) -> Headroom:
         """The round's time, tokens and cost left now."""
         return self._run.headroom()

@@ -97,7 +97,7 @@ def _awaiting_approval(run: RunContext, calls: list[ToolCallPart]) -> list[dict[
         if tool is None or not tool.needs_approval or call.id in run.state.approvals:
             continue
         waiting.append({"id": call.id, "name": call.name, "server": tool.server,
-                        "arguments": call.shown_arguments})  # fmt: skip
+                        "grant": tool.grant, "arguments": call.shown_arguments})  # fmt: skip
     return waiting
 
 
