@@ -64,6 +64,8 @@ class Tool:
     inline: bool
     server: str = ""  # the MCP server it comes from ("" for Oracle's own tools)
     needs_approval: bool = False  # a call waits for the user's Approve or Deny
+    # Running it twice does no more than once: a call cut by a lost worker runs again.
+    idempotent: bool = False
     # What an "Always allow" of it is bound to ([server, tool, fingerprint]; MCP tools).
     grant: list[str] | None = None
     # Checks arguments against a JSON Schema (MCP tools) instead of `params`.
@@ -133,6 +135,7 @@ class Tool:
         server: str = "",
         needs_approval: bool = False,
         grant: list[str] | None = None,
+        idempotent: bool = False,
     ) -> Tool:
         """A tool described by a JSON Schema of its parameters (an MCP server's tool);
         `function` is async and takes the arguments as keywords."""
@@ -150,6 +153,7 @@ class Tool:
             server=server,
             needs_approval=needs_approval,
             grant=grant,
+            idempotent=idempotent,
             validator=schema_validator(parameters),
         )
 
