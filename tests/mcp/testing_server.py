@@ -18,7 +18,7 @@ import zlib
 from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp_types import ImageContent, TextContent
+from mcp_types import ImageContent, TextContent, ToolAnnotations
 from mcp_types import Tool as ListedTool
 
 
@@ -82,15 +82,18 @@ class TestingServer(MCPServer[Any]):
 
 
 server = TestingServer("oracle-testing")
+# Its tools change nothing, and say so (Oracle's "auto" approval then lets them act
+# without asking); `die` says it is destructive.
+READ_ONLY = ToolAnnotations(read_only_hint=True, idempotent_hint=True)
 
 
-@server.tool()
+@server.tool(annotations=READ_ONLY)
 def echo(text: str) -> str:
     """Say the text back."""
     return text
 
 
-@server.tool()
+@server.tool(annotations=READ_ONLY)
 async def sleep(seconds: float, ctx: Context) -> str:
     """Sleep for some seconds, reporting progress each second; tells if it was cancelled."""
     marker = os.environ.get("ORACLE_TEST_CANCEL_MARKER")
@@ -112,25 +115,25 @@ def _note_cancelled(marker: str) -> None:
         out.write("cancelled\n")
 
 
-@server.tool()
+@server.tool(annotations=READ_ONLY)
 def huge(chars: int) -> str:
     """Return this many characters."""
     return "x" * chars
 
 
-@server.tool()
+@server.tool(annotations=READ_ONLY)
 def fail(message: str) -> str:
     """Fail with the message (an isError result)."""
     raise ValueError(message)
 
 
-@server.tool()
+@server.tool(annotations=READ_ONLY)
 def environment() -> str:
     """The names and values of this process's environment variables, as JSON."""
     return json.dumps(dict(os.environ), sort_keys=True)
 
 
-@server.tool(structured_output=False)
+@server.tool(structured_output=False, annotations=READ_ONLY)
 def picture() -> list[Any]:
     """A caption and a picture (96 by 64 pixels)."""
     return [
@@ -141,13 +144,13 @@ def picture() -> list[Any]:
     ]
 
 
-@server.tool()
+@server.tool(annotations=READ_ONLY)
 def pid() -> int:
     """This server's process id."""
     return os.getpid()
 
 
-@server.tool()
+@server.tool(annotations=ToolAnnotations(destructive_hint=True))
 def die() -> str:
     """End this server's process at once."""
     os._exit(3)
