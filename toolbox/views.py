@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.http import HttpResponse, HttpResponseBadRequest
+from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_POST
 
@@ -27,7 +27,7 @@ def server_switch(request: AuthenticatedHttpRequest, name: str) -> HttpResponse:
         return HttpResponseBadRequest("enabled must be 0 or 1")
     try:
         services.server_switch(user=request.user, name=name, enabled=enabled == "1")
-    except services.UnknownServer as problem:
-        return HttpResponse(str(problem), status=404)
+    except services.UnknownServer:
+        raise Http404 from None  # the site's 404 page, which never repeats the name
     server = next(s for s in selectors.servers(user=request.user) if s["name"] == name)
     return render(request, "toolbox/_server.html", {"server": server})
