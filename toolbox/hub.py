@@ -118,6 +118,9 @@ def record_status(rows: list[dict[str, object]], tools: list[McpTool]) -> None:
                         "tool": tool.tool,
                         "description": tool.description,
                         "approval": tool.needs_approval,
+                        "why": tool.why,
+                        "annotations": tool.annotations,
+                        "grant": list(tool.grant),
                     }
                     for tool in tools
                     if tool.server == name

@@ -8,8 +8,8 @@ from django.db import models
 
 class McpServerStatus(models.Model):
     """A server as the last worker to reach it found it: its state and its tools
-    ({"name", "tool", "description", "approval"}). Pages and the API read it here:
-    the web process starts no MCP server of its own."""
+    ({"name", "tool", "description", "approval", "why", "annotations", "grant"}).
+    Pages and the API read it here: the web process starts no MCP server of its own."""
 
     name = models.CharField(max_length=32, primary_key=True)
     transport = models.CharField(max_length=8)

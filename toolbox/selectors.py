@@ -78,14 +78,19 @@ def _shown_where(config: McpServerConfig) -> str:
 def _asks(config: McpServerConfig) -> str:
     if config.approval == "always":
         return "asks before every call"
-    if config.approve_tools:
-        return "asks before " + ", ".join(sorted(config.approve_tools))
+    also = ", ".join(sorted(config.approve_tools))
+    if config.approval == "auto":
+        return "asks before each tool it does not mark read-only" + (f" and {also}" if also else "")
+    if also:
+        return "asks before " + also
     return "acts without asking"
 
 
 def tools(*, user: Any) -> list[dict[str, Any]]:
     """Every tool `user`'s runs may use, built-in and MCP: name, description, server
-    ("" for Oracle's own) and approval (whether a call waits for the user)."""
+    ("" for Oracle's own) and approval (whether a call waits for the user, unless
+    they allowed it in the conversation); an MCP tool's own name, why it asks or not,
+    and the annotations its server gave."""
     from settings_ui.selectors import subagent_types  # settings_ui reads chat's models
 
     builtin = run_tools(user_id=user.pk, agent_types=subagent_types())
@@ -102,7 +107,10 @@ def tools(*, user: Any) -> list[dict[str, Any]]:
                     "name": tool["name"],
                     "description": tool["description"],
                     "server": server["name"],
+                    "tool": tool.get("tool", tool["name"]),
                     "approval": bool(tool["approval"]),
+                    "why": tool.get("why", ""),
+                    "annotations": tool.get("annotations", {}),
                 }
                 for tool in server["tools"]
             )

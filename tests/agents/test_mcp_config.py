@@ -9,7 +9,13 @@ from typing import Any
 
 import pytest
 
-from agents.mcp_config import DEFAULT_TIMEOUT_SECONDS, load_mcp_config, parse_mcp_config
+from agents.mcp_config import (
+    DEFAULT_TIMEOUT_SECONDS,
+    McpServerConfig,
+    load_mcp_config,
+    parse_mcp_config,
+)
+from agents.mcp_consent import consent, fingerprint, grant_of
 
 GOOD = {"command": "uvx", "args": ["mcp-server-time"]}
 
@@ -41,8 +47,10 @@ def test_it_reads_the_file_claude_desktop_and_cursor_write(tmp_path: Path):
     assert (remote.transport, remote.url) == ("http", "https://tools.example.com/mcp")
     assert remote.headers == {"Authorization": "Bearer x"}
     assert legacy.transport == "sse"
-    # Oracle's own keys have their defaults: no approval, a minute per call, enabled.
-    assert (time.approval, time.approve_tools) == ("never", frozenset())
+    # Oracle's own keys have their defaults: consent as the tools' annotations say
+    # (the MCP specification's "ask the user"), a minute per call, enabled, no call cap.
+    assert (time.approval, time.approve_tools) == ("auto", frozenset())
+    assert time.max_calls_per_run == {}
     assert (time.timeout_seconds, time.enabled) == (DEFAULT_TIMEOUT_SECONDS, True)
 
 
@@ -56,8 +64,9 @@ def test_oracles_own_keys_set_approval_the_ceiling_and_whether_it_is_used():
 
     git, files = config.servers
     assert config.problems == ()
-    assert git.needs_approval("status") and git.timeout_seconds == 5.0 and not git.enabled
-    assert files.needs_approval("write_file") and not files.needs_approval("read_file")
+    read_only = {"readOnlyHint": True}
+    assert asks(git, "status", read_only) and git.timeout_seconds == 5.0 and not git.enabled
+    assert asks(files, "write_file", read_only) and not asks(files, "read_file", read_only)
     assert files.timeout_seconds == 2.5 and files.enabled
 
 
@@ -87,7 +96,10 @@ def test_keys_other_clients_write_are_accepted_and_ignored():
         ({**GOOD, "comand": "typo"}, "unknown key(s): comand"),
         ({"args": []}, 'give either "command" (a server Oracle starts) or "url" (one it reaches)'),
         ({**GOOD, "url": "http://x/mcp"}, 'give either "command"'),
-        ({**GOOD, "approval": "sometimes"}, 'approval must be "never" or "always"'),
+        ({**GOOD, "approval": "sometimes"}, 'approval must be "auto", "never" or "always"'),
+        ({**GOOD, "max_calls_per_run": 0}, "max_calls_per_run must be a whole number from 1"),
+        ({**GOOD, "max_calls_per_run": {"echo": "2"}}, "max_calls_per_run must be a whole"),
+        ({**GOOD, "max_calls_per_run": True}, "max_calls_per_run must be a whole number"),
         ({**GOOD, "timeout_seconds": 0}, "timeout_seconds must be a number of seconds above 0"),
         ({**GOOD, "timeout_seconds": "60"}, "timeout_seconds must be a number"),
         ({**GOOD, "timeout_seconds": True}, "timeout_seconds must be a number"),
@@ -194,3 +206,58 @@ def test_where_says_what_the_server_is_for_logs_without_its_secrets():
     assert remote.without_secrets(f"401 for url '{secret}'") == (
         "401 for url 'https://tools.example.com:8443/mcp'"
     )
+
+
+def asks(config: McpServerConfig, tool: str, hints: dict[str, bool]) -> bool:
+    return consent(config.approval, config.approve_tools, tool, hints).asks
+
+
+@pytest.mark.parametrize(
+    ("approval", "hints", "expected"),
+    [
+        ("auto", {}, (True, "its server does not mark it read-only")),
+        ("auto", {"readOnlyHint": False}, (True, "its server does not mark it read-only")),
+        ("auto", {"readOnlyHint": True}, (False, "its server marks it read-only")),
+        # Destructive asks even where the server also (wrongly) says read-only.
+        ("auto", {"readOnlyHint": True, "destructiveHint": True},
+         (True, "its server marks it destructive")),
+        ("never", {"destructiveHint": True}, (False, 'its server\'s "approval" is "never"')),
+        ("always", {"readOnlyHint": True}, (True, 'its server\'s "approval" is "always"')),
+    ],
+)  # fmt: skip
+def test_auto_asks_before_every_tool_not_marked_read_only(approval, hints, expected):
+    decided = consent(approval, frozenset(), "t", hints)
+
+    assert (decided.asks, decided.why) == expected
+
+
+def test_approve_tools_asks_under_every_approval():
+    for approval in ("auto", "never"):
+        decided = consent(approval, frozenset({"t"}), "t", {"readOnlyHint": True})
+        assert (decided.asks, decided.why) == (True, "its server's approve_tools names it")
+
+
+def test_max_calls_per_run_is_one_number_for_the_server_or_numbers_by_tool():
+    config = parse_mcp_config(
+        servers(a={**GOOD, "max_calls_per_run": 2},
+                b={**GOOD, "max_calls_per_run": {"echo": 1, "*": 5}})
+    )  # fmt: skip
+
+    a, b = config.servers
+    assert config.problems == ()
+    assert (a.max_calls_per_run, b.max_calls_per_run) == ({"*": 2}, {"echo": 1, "*": 5})
+
+
+def test_a_grant_is_bound_to_what_the_tool_says_it_does():
+    schema = {"type": "object", "properties": {"path": {"type": "string"}}}
+
+    assert fingerprint("Delete a file.", schema) == fingerprint("Delete a file.", dict(schema))
+    assert fingerprint("Delete a file.", schema) != fingerprint("Read a file.", schema)
+    assert fingerprint("Delete a file.", schema) != fingerprint(
+        "Delete a file.", {"type": "object"}
+    )
+    # A stored grant is read back only when it has its three parts.
+    assert grant_of(["h", "danger", "ab12"]) == ("h", "danger", "ab12")
+    assert [grant_of(bad) for bad in ("h___danger", ["h", "danger"], ["h", "", "x"], None)] == [
+        None
+    ] * 4

@@ -109,7 +109,9 @@ def test_the_page_shows_each_servers_state_its_reason_and_its_tools(
     assert 'id="server-gone" data-state="failed"' in page
     assert "the command was not found (/nonexistent/mcp-server)" in page
     assert 'id="server-resting" data-state="disabled"' in page
-    assert '<code>testing__echo</code> <span class="badge badge-ask">asks first</span>' in page
+    assert '<code>testing__echo</code> <span class="badge badge-ask"' in page
+    assert "Asks first: its server&#x27;s approve_tools names it" in page
+    assert "Acts without asking: its server marks it read-only" in page
     assert "<code>calculator</code>" in page
     # Where a server is: the program's name, not its path or arguments; an address
     # without its credentials or query, in its error too.
@@ -193,7 +195,7 @@ BROKEN_FILES = {
     ),
     "a bad approval": (
         json.dumps({"mcpServers": {"time": {**SERVERS["time"], "approval": "sometimes"}}}),
-        "MCP server 'time': approval must be \"never\" or \"always\", not 'sometimes'",
+        "MCP server 'time': approval must be \"auto\", \"never\" or \"always\", not 'sometimes'",
     ),
 }
 
