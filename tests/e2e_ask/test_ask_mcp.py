@@ -128,3 +128,28 @@ def test_a_configuration_file_that_is_not_json_leaves_ask_working(ask, server, t
 
     assert run.finished["reason"] == "completed"
     assert f"ORACLE_MCP_SERVERS: {broken} is not JSON" in run.stderr
+
+
+def test_max_calls_per_run_refuses_the_third_call_and_the_run_answers(ask, server, tmp_path):
+    path = tmp_path / "mcp.json"
+    capped = {**mcp_time_server(), "max_calls_per_run": 2}
+    path.write_text(json.dumps({"mcpServers": {"time": capped}}))
+    now = {"name": "time__get_current_time", "arguments": {"timezone": "UTC"}}
+    server.set_script(
+        [{"tool_calls": [now]}, {"tool_calls": [now]}, {"tool_calls": [now]}, {"text": ["Noon."]}]
+    )
+
+    run = ask("What time is it, three times?", "--json", server=server,
+              ORACLE_MCP_SERVERS=str(path))  # fmt: skip
+
+    assert (run.finished["reason"], run.finished["tool_calls"]) == ("completed", 3)
+    first, second, third = run.of_type("tool.result")
+    assert first["ok"] and second["ok"] and "UTC" in second["content"]
+    assert third["ok"] is False
+    assert (
+        "2 time(s), the most its operator allows in one run (max_calls_per_run)"
+        in (third["content"])
+    )
+    # The model was told, and answered.
+    assert "max_calls_per_run" in json.dumps(server.requests[-1]["messages"])
+    assert "Noon." in json.dumps(run.of_type("assistant.message")[-1])
