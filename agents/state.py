@@ -153,6 +153,11 @@ class AgentState:
     # "arguments"}), and the answers given so far by call id (True: approved).
     awaiting_approval: list[dict[str, Any]] = field(default_factory=list)
     approvals: dict[str, bool] = field(default_factory=dict)
+    # The step's calls that ended, by call id ({"ok", "content"}), and those begun that
+    # may act (their tools not idempotent), until the step closes: a run resumed after a
+    # lost worker keeps the first and never runs the second again (`agents.run.tool_step`).
+    step_results: dict[str, dict[str, Any]] = field(default_factory=dict)
+    step_started: list[str] = field(default_factory=list)
     limit_hit: LimitHit | None = None
     termination_reason: TerminationReason | None = None
     failure_class: FailureClass | None = None
@@ -267,6 +272,8 @@ class AgentState:
         data["pending_notices"] = [Notice(**notice) for notice in data["pending_notices"]]
         data.setdefault("awaiting_approval", [])  # states saved before approvals were asked
         data.setdefault("approvals", {})
+        data.setdefault("step_results", {})  # states saved before calls were kept one by one
+        data.setdefault("step_started", [])
         # States saved before results were compared kept "name:arguments" strings.
         data["recent_actions"] = [
             row if isinstance(row, list) else [*row.partition(":")[::2], ""]
