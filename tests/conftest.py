@@ -81,14 +81,28 @@ def mcp_stack(
 ) -> Iterator[OracleStack]:
     """The whole product with MCP servers: `mcp-server-time` from PyPI and our testing
     server over stdio (hostile: it also lists a 200-character name and a broken schema;
-    its `echo` asks for approval), server-everything from npm over Streamable HTTP, and
-    one whose command does not exist. The MCP end-to-end and browser tests share it."""
+    its `echo` asks for approval) and a second one whose `mark` collides with its
+    `_mark` (both `testing___mark` to a model), server-everything from npm over
+    Streamable HTTP, and one whose command does not exist. The MCP end-to-end and
+    browser tests share it."""
     folder = tmp_path_factory.mktemp("mcp-stack")
     config = folder / "mcp.json"
     with everything_served("streamableHttp") as everything:
         servers = {
             "time": mcp_time_server(),
-            "testing": mcp_testing_server("--hostile", approve_tools=["echo"]),
+            "testing": mcp_testing_server(
+                "--hostile",
+                "--marking-tool",
+                "_mark",
+                approve_tools=["echo"],
+                env={"ORACLE_TEST_MARK_FILE": str(folder / "testing.marks")},
+            ),
+            # Its `mark` and testing's `_mark` are both `testing___mark` to a model.
+            "testing_": mcp_testing_server(
+                "--marking-tool",
+                "mark",
+                env={"ORACLE_TEST_MARK_FILE": str(folder / "testing_.marks")},
+            ),
             "everything": {"url": everything},
             "broken": {"command": "/nonexistent/mcp-server"},
         }

@@ -54,6 +54,7 @@ def test_health_and_the_tool_list_show_each_server(client: httpx.Client) -> None
     assert health["mcp_servers"] == {
         "time": "ready",
         "testing": "ready",
+        "testing_": "ready",
         "everything": "ready",
         "broken": "failed",
     }

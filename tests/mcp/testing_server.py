@@ -156,17 +156,45 @@ def die() -> str:
     os._exit(3)
 
 
+@server.tool()
+async def append(path: str, line: str, seconds: float = 0) -> str:
+    """Wait some seconds, then add the line to the file at the path: a tool that acts,
+    and says nothing of being safe to run twice."""
+    await asyncio.sleep(seconds)
+    await asyncio.to_thread(_add_line, path, line)
+    return f"added {line}"
+
+
+def _add_line(path: str, line: str) -> None:
+    with open(path, "a") as out:
+        out.write(line + "\n")
+
+
+def mark(text: str) -> str:
+    """Write the text in this server's marker file (a tool that acts)."""
+    with open(os.environ["ORACLE_TEST_MARK_FILE"], "a") as out:
+        out.write(text + "\n")
+    return f"marked {text}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--http", type=int, help="serve Streamable HTTP on this port")
     parser.add_argument("--hostile", action="store_true", help="list tools no client should trust")
     parser.add_argument("--exit-at-once", action="store_true", help="exit before the handshake")
     parser.add_argument("--tag", help="a word on the command line that tests find the process by")
+    parser.add_argument(
+        "--marking-tool",
+        help="also offer a tool of this name that acts (no read-only mark): it appends its "
+        "text to the file $ORACLE_TEST_MARK_FILE",
+    )
     options = parser.parse_args()
     if options.exit_at_once:
         print("testing server: exiting at once", file=sys.stderr)
         sys.exit(1)
     server.hostile = options.hostile
+    if options.marking_tool:
+        server.add_tool(mark, name=options.marking_tool)
     if options.http:
         server.run("streamable-http", host="127.0.0.1", port=options.http)
     else:
