@@ -93,3 +93,26 @@ class OperatorLimits:
     max_cost_usd: float = 100.0
     cost_cap_name: str = ""
     cost_cap_note: str = ""
+
+
+# The most bytes of arguments one tool call may send, unless the operator says otherwise:
+# room for a long text, far short of a stream that runs away (64 KiB).
+TOOL_ARGUMENTS_MAX_BYTES = 64 * 1024
+
+
+@dataclass(frozen=True)
+class CallBounds:
+    """The operator's bounds on one tool call and on a run's tree of helpers (subagents).
+
+    `tool_arguments_max_bytes`: the most bytes of arguments one call may send; the
+    provider's stream is not read past it. `subagents_max_per_run`: how many helpers a run
+    may start in all (its helpers' helpers included); `subagents_max_depth`: how deep
+    helpers may start helpers (1: only the run itself delegates); `subagents_max_concurrent`:
+    how many helpers may work at once. A call past one is refused, a tool error that says
+    why and what to do instead.
+    """
+
+    tool_arguments_max_bytes: int = TOOL_ARGUMENTS_MAX_BYTES
+    subagents_max_per_run: int = 10
+    subagents_max_depth: int = 1
+    subagents_max_concurrent: int = 3

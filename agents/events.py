@@ -24,6 +24,9 @@ class EventType(StrEnum):
     ASSISTANT_MESSAGE = "assistant.message"
     TOOL_CALL = "tool.call"
     TOOL_RESULT = "tool.result"
+    # A call refused before it ran at one of the operator's bounds (`agents.tools.Refusal`:
+    # its reason, metric, value and limit), after its `tool.result`; for the limit log.
+    TOOL_REFUSED = "tool.refused"
     TOOL_PROGRESS = "tool.progress"
     TOOL_APPROVAL_REQUESTED = "tool.approval_requested"
     TOOL_APPROVAL_GIVEN = "tool.approval_given"

@@ -23,6 +23,7 @@ import httpx
 import litellm
 from litellm.llms.openai.chat.gpt_transformation import OpenAIChatCompletionStreamingHandler
 
+from agents.config import TOOL_ARGUMENTS_MAX_BYTES
 from agents.context.window import ContextWindow, WindowSource
 from agents.litellm_errors import problem_of, retry_after
 from agents.litellm_stream import Chunk, EmptyStream, chunks_of, events_of, parts
@@ -73,8 +74,11 @@ class LiteLLMModel:
         api_key: str | None = None,
         request_timeout: float = 600.0,
         read_pause: Callable[[], float] | None = None,
+        max_tool_argument_bytes: int = TOOL_ARGUMENTS_MAX_BYTES,
     ) -> None:
         self.model = model
+        # A tool call's arguments past this are not read further (`litellm_stream.parts`).
+        self.max_tool_argument_bytes = max_tool_argument_bytes
         # Seconds to leave the provider's stream unread once caught up with it (see
         # `agents.litellm_stream.events_of`); None or 0: read every word as it comes.
         self.read_pause = read_pause
@@ -146,7 +150,8 @@ class LiteLLMModel:
             raise _model_error(error) from error
         empty = False
         try:
-            async for part in parts(_provider_chunks(response, self.read_pause)):
+            chunks = _provider_chunks(response, self.read_pause)
+            async for part in parts(chunks, self.max_tool_argument_bytes):
                 yield part
         except EmptyStream:
             empty = True

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
@@ -28,6 +29,8 @@ from agents.model import (
 if TYPE_CHECKING:
     import httpx
     from litellm.llms.openai.chat.gpt_transformation import OpenAIChatCompletionStreamingHandler
+
+logger = logging.getLogger(__name__)
 
 # What a chunk carries: text, tool call pieces (index, id, name, arguments), the finish
 # reason and the usage (prompt and completion tokens).
@@ -152,27 +155,46 @@ class EmptyStream(ModelError):
     error goes to its log, after the headers went out)."""
 
 
-async def parts(chunks: AsyncIterator[Chunk]) -> AsyncGenerator[StreamPart, None]:
+async def parts(
+    chunks: AsyncIterator[Chunk], max_argument_bytes: int | None = None
+) -> AsyncGenerator[StreamPart, None]:
     """The provider's chunks as parts: text as it comes, then tool calls, usage and finish.
 
     The usage comes in a chunk of its own after the finish reason, at the stream's end.
     Past it, LiteLLM's stream wrapper only runs its end-of-stream logging (the whole
     response rebuilt from its chunks a second time, and its cost worked out again),
     which Oracle does not use, so the loop stops there.
+
+    With `max_argument_bytes`, once one tool call's arguments pass it the stream is read
+    no further: the text so far and the calls so far come as a finished response, that
+    call's arguments cut where reading stopped (over the limit, so the tool registry
+    refuses it unread), and the caller closes the stream.
     """
     calls: dict[int, dict[str, str]] = {}
+    sizes: dict[int, int] = {}  # bytes of each call's arguments so far
     finish_reason: str | None = None
     empty = True
+    limit = max_argument_bytes if max_argument_bytes is not None else float("inf")
     async for text, pieces, finish, usage in chunks:
         empty = False
         if text:
             yield TextDelta(text)
+        cut = False
         for index, call_id, name, arguments in pieces:
             slot = calls.setdefault(index, {"id": "", "name": "", "arguments": ""})
             slot["id"] = call_id or slot["id"]
             slot["name"] += name
             slot["arguments"] += arguments
+            sizes[index] = sizes.get(index, 0) + len(arguments.encode("utf-8", "surrogatepass"))
+            cut = cut or sizes[index] > limit
         finish_reason = finish or finish_reason
+        if cut:
+            logger.warning(
+                "stopped reading the model's stream: a tool call's arguments passed %s bytes",
+                max_argument_bytes,
+            )
+            finish_reason = finish_reason or "tool_calls"
+            break
         if usage is not None and (usage[0] or usage[1]):
             yield UsagePart(*usage)
             if finish_reason is not None:

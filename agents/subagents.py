@@ -19,12 +19,13 @@ from typing import Any
 
 from agents.agent_types import DEFAULT_AGENT_TYPES as DEFAULT_AGENT_TYPES
 from agents.agent_types import AgentType as AgentType
-from agents.config import AgentConfig, OperatorLimits
+from agents.config import AgentConfig, CallBounds, OperatorLimits
 from agents.events import Event, EventType
 from agents.loop import start_run
 from agents.run.deps import RunDeps, ToolContext, tool_context
 from agents.state import AgentState, TerminationReason, Usage
-from agents.tools import Tool, ToolError
+from agents.subagent_bounds import HelperTree, helper_at, place
+from agents.tools import Tool, ToolError, ToolRegistry
 from agents.wording import reason_label
 
 DELEGATE_TOOL = "delegate"
@@ -61,9 +62,16 @@ DepsFactory = Callable[[AgentType, AgentConfig, OperatorLimits, ToolContext], Ru
 class Delegation:
     """The `delegate` tool over a set of agent types."""
 
-    def __init__(self, agent_types: Sequence[AgentType], make_deps: DepsFactory) -> None:
+    def __init__(
+        self,
+        agent_types: Sequence[AgentType],
+        make_deps: DepsFactory,
+        bounds: CallBounds | None = None,
+    ) -> None:
         self.agent_types = {agent_type.name: agent_type for agent_type in agent_types}
         self.make_deps = make_deps
+        # The run's helpers, its helpers' helpers included, within the operator's bounds.
+        self.helpers = HelperTree(bounds or CallBounds())
         # Subagents at work now (a response may delegate several tasks at once): what
         # each may still spend is kept from the next one's share.
         self._working: list[_Child] = []
@@ -102,13 +110,19 @@ class Delegation:
         # Its own limits, and the user's instructions, which its prompt carries too.
         config = replace(kind.config(), custom_instructions=parent.instructions)
         caps = self._caps(kind, parent)
-        deps = self.make_deps(kind, config, caps, parent)
-        child = _Child(parent, kind, caps)
-        self._working.append(child)
-        try:
-            return await self._run(child, deps, task)
-        finally:
-            self._working.remove(child)
+        tree, depth = place(self.helpers)
+        with helper_at(tree, depth):  # refused past the operator's bounds
+            deps = self.make_deps(kind, config, caps, parent)
+            if depth >= tree.bounds.subagents_max_depth:  # no helpers of its own
+                tools = (tool for tool in deps.tools.tools() if tool.name != DELEGATE_TOOL)
+                registry = ToolRegistry(tools, max_argument_bytes=deps.tools.max_argument_bytes)
+                deps = replace(deps, tools=registry)
+            child = _Child(parent, kind, caps)
+            self._working.append(child)
+            try:
+                return await self._run(child, deps, task)
+            finally:
+                self._working.remove(child)
 
     async def _run(self, child: _Child, deps: RunDeps, task: str) -> str:
         parent, kind, caps = child.parent, child.kind, child.caps
@@ -196,11 +210,12 @@ class _Child:
             shown = {"type": kind, "severity": event["severity"], "text": event["text"]}
         elif kind == EventType.CONTEXT_COMPACTED:  # its own context, shortened to fit
             shown = {"type": EventType.SYSTEM_NOTICE, "severity": "info", "text": event["text"]}
-        elif kind == EventType.CONTEXT_REFUSED:
+        elif kind in (EventType.CONTEXT_REFUSED, EventType.TOOL_REFUSED):
             # The window the provider showed is the model's, whoever met it: the app
-            # remembers it from the run's stream as it does the run's own.
+            # remembers it from the run's stream as it does the run's own. A call the
+            # subagent made that was refused is counted in the limit log as the run's.
             fields = {k: v for k, v in event.items() if k not in ("type", "seq")}
-            await self.parent.emit(EventType.CONTEXT_REFUSED, **fields)
+            await self.parent.emit(kind, **fields)
             return
         else:
             return

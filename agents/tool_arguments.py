@@ -74,3 +74,14 @@ def arg_descriptions(doc: str) -> dict[str, str]:
         elif in_args and not stripped:
             in_args = False
     return descriptions
+
+
+def too_large(size: int, limit: int) -> str:
+    """What the model reads of a call refused for the size of its arguments: `size`
+    bytes came (all of them, or as many as were read before Oracle stopped reading)."""
+    return (
+        f"Error: not run: this call's arguments are over the limit of {limit:,} bytes a "
+        f"tool call may send ({size:,} bytes came). Send less in one call: split the work "
+        "into several smaller calls, or point to the content (a document, a URL) instead "
+        "of copying it into the arguments."
+    )

@@ -10,9 +10,10 @@ import inspect
 import json
 import typing
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+from agents.config import TOOL_ARGUMENTS_MAX_BYTES
 from agents.tool_arguments import (
     JSON_TYPES,
     Param,
@@ -20,35 +21,14 @@ from agents.tool_arguments import (
     base_type,
     fits,
     schema_validator,
+    too_large,
 )
+from agents.tool_outcomes import Refusal as Refusal
+from agents.tool_outcomes import ToolError as ToolError
+from agents.tool_outcomes import ToolOutput as ToolOutput
+from agents.tool_outcomes import ToolRefused as ToolRefused
+from agents.tool_outcomes import ToolResult as ToolResult
 from agents.tool_threads import in_own_thread as in_own_thread
-
-
-class ToolError(Exception):
-    """Raised by a tool to report a clean error message to the model."""
-
-
-@dataclass(frozen=True)
-class ToolResult:
-    """The outcome of one tool call, as the model and the user see it."""
-
-    call_id: str
-    name: str
-    arguments: dict[str, Any]
-    ok: bool
-    content: str
-    # What only the user is shown (an MCP tool's images): {"type", "mime_type", "data"}.
-    attachments: tuple[dict[str, Any], ...] = ()
-
-
-@dataclass(frozen=True)
-class ToolOutput:
-    """What a tool may return instead of a plain value: its text, whether it succeeded
-    (an MCP tool's `isError`) and attachments for the user."""
-
-    text: str
-    ok: bool = True
-    attachments: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -185,9 +165,13 @@ class Tool:
 
 
 class ToolRegistry:
-    """The tools a run may use, by name."""
+    """The tools a run may use, by name; a call whose arguments pass
+    `max_argument_bytes` is refused before they are read."""
 
-    def __init__(self, tools: Iterable[Tool] = ()) -> None:
+    def __init__(
+        self, tools: Iterable[Tool] = (), *, max_argument_bytes: int = TOOL_ARGUMENTS_MAX_BYTES
+    ) -> None:
+        self.max_argument_bytes = max_argument_bytes
         self._tools: dict[str, Tool] = {}
         self._schemas: list[dict[str, Any]] = []
         for tool in tools:
@@ -226,7 +210,12 @@ class ToolRegistry:
         return tool is None or (tool.inline and not tool.is_async)
 
     async def run(self, call_id: str, name: str, raw_arguments: str) -> ToolResult:
-        """Run one call; every failure becomes an error result the model can read."""
+        """Run one call; every failure becomes an error result the model can read. Arguments
+        over `max_argument_bytes` are refused unread (not parsed, nothing run)."""
+        size, limit = len(raw_arguments.encode("utf-8", "surrogatepass")), self.max_argument_bytes
+        if size > limit:
+            refusal = Refusal("arguments_too_large", "argument_bytes", size, limit)
+            return ToolResult(call_id, name, {}, False, too_large(size, limit), refusal=refusal)
         try:
             arguments = json.loads(raw_arguments) if raw_arguments.strip() else {}
         except json.JSONDecodeError as error:
@@ -243,6 +232,9 @@ class ToolRegistry:
             return ToolResult(call_id, name, arguments, False, f"Error: {problem}")
         try:
             output = await tool.call(arguments)
+        except ToolRefused as error:
+            message = f"Error: {error}"
+            return ToolResult(call_id, name, arguments, False, message, refusal=error.refusal)
         except ToolError as error:
             return ToolResult(call_id, name, arguments, False, f"Error: {error}")
         except Exception as error:

@@ -15,6 +15,10 @@ Limit events are:
 - `subagent.finished` when the subagent ended for any reason but `completed`: a
   helper stopped at one of its limits (its `agent_type` is the helper's type and its
   counters its own);
+- `tool.refused`: a tool call refused before it ran at one of the operator's bounds
+  (`agents.config.CallBounds`), its `tool` named, with the `reason`
+  (`arguments_too_large`, `subagents_per_run`, `subagent_depth`, `subagents_at_once`)
+  and the `metric`, `value` and `limit` it passed (a helper's own refused calls too);
 - the model's context window: `context.compacted` (a request shortened to fit it,
   with its `model`, `window`, tokens `before` and `after`, whether older turns were
   `summarised`, how many older tool results were `stubbed` and messages `cut`) and
@@ -56,6 +60,7 @@ EVENT_TYPES = frozenset(
         EventType.RUN_RESUMED,
         EventType.RUN_FINISHED,
         SUBAGENT_FINISHED,
+        EventType.TOOL_REFUSED,
         EventType.CONTEXT_COMPACTED,
         EventType.CONTEXT_REFUSED,
     }
@@ -129,6 +134,8 @@ def build_line(run: Run, event: dict[str, Any], counters: dict[str, Any]) -> dic
         "reason": reason,
     }
     line.update({key: event[key] for key in EVENT_FIELDS if event.get(key) is not None})
+    if kind == EventType.TOOL_REFUSED:
+        line["tool"] = event.get("name")
     return line
 
 

@@ -158,7 +158,8 @@ class RunsCollector(Collector):
             "Limit events, as the limit log writes them: soft warnings and other notices "
             "(system.notice, by severity; an ending's or a pause's with its reason), "
             "budget.extended, run.paused, run.resumed, run.finished, subagent.finished "
-            "at a limit, context.compacted and context.refused.",
+            "at a limit, tool.refused (a call refused at an operator's bound, by reason), "
+            "context.compacted and context.refused.",
             labels=["event", "metric", "severity", "reason"],
         )
         logged: Counter[tuple[str, str, str, str]] = Counter()

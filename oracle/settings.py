@@ -20,7 +20,7 @@ from django.core.exceptions import ImproperlyConfigured
 from oracle.connections import celery_url, database, redis_url
 from oracle.logs import logging_config
 from oracle.model_windows import model_windows
-from oracle.operator_limits import hard_limits
+from oracle.operator_limits import call_bounds, hard_limits
 from oracle.secret_key import secret_key
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -273,6 +273,14 @@ ORACLE_AUTO_TITLES = env.bool("ORACLE_AUTO_TITLES", default=True)
     ORACLE_HARD_TIMEOUT_SECONDS,
     ORACLE_HARD_MAX_COST_USD,
 ) = hard_limits(env)
+# Bounds on one tool call and on a run's helpers (README): a call whose arguments pass
+# the bytes is refused unread; helpers per run, how deep they nest, how many at once.
+(
+    ORACLE_TOOL_ARGUMENTS_MAX_BYTES,
+    ORACLE_SUBAGENTS_MAX_PER_RUN,
+    ORACLE_SUBAGENTS_MAX_DEPTH,
+    ORACLE_SUBAGENTS_MAX_CONCURRENT,
+) = call_bounds(env)
 
 # --- Alerts and spend caps (ops/alerts.py, ops/caps.py) ------------------------------
 # Alerts on the last full hour, mailed to ADMINS ("Name <a@b>, ..."); unset, only logged

@@ -41,7 +41,7 @@ def model_for(name: str, *, read_pause: Callable[[], float] | None = None) -> Mo
 
     return LiteLLMModel(
         name, api_base=settings.ORACLE_API_BASE or None, api_key=settings.ORACLE_API_KEY or None,
-        read_pause=read_pause,
+        read_pause=read_pause, max_tool_argument_bytes=settings.ORACLE_TOOL_ARGUMENTS_MAX_BYTES,
     )  # fmt: skip
 
 

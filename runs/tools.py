@@ -12,7 +12,7 @@ from django.core import checks
 from django.utils.module_loading import import_string
 
 from agents.builtin_tools import builtin_tools
-from agents.config import AgentConfig, OperatorLimits
+from agents.config import AgentConfig, CallBounds, OperatorLimits
 from agents.mcp import McpHub
 from agents.mcp_consent import Grant
 from agents.run.deps import RunDeps, ToolContext
@@ -43,7 +43,9 @@ def run_tools(
     needs approval as its server's config and annotations say, unless `approve_all` or
     `grants` holds it (the conversation's "Always allow", bound to the server, the
     tool's own name and its schema: never to the name the model sees)."""
-    registry = builtin_tools()
+    registry = ToolRegistry(
+        builtin_tools().tools(), max_argument_bytes=settings.ORACLE_TOOL_ARGUMENTS_MAX_BYTES
+    )
     for tool in _extra_tools(tuple(settings.ORACLE_TOOLS)):
         registry.add(tool)
     if user_id is not None:
@@ -52,8 +54,9 @@ def run_tools(
         for tool in document_tools(user_id):
             registry.add(tool)
     if agent_types:
-        subagent_deps = partial(_subagent_deps, user_id=user_id, mcp=mcp, mcp_servers=mcp_servers)
-        registry.add(Delegation(agent_types, subagent_deps).tool())
+        subagent_deps = partial(_subagent_deps, user_id=user_id, mcp=mcp, mcp_servers=mcp_servers,
+                                agent_types=agent_types)  # fmt: skip
+        registry.add(Delegation(agent_types, subagent_deps, call_bounds()).tool())
     if mcp is not None:
         servers = None if mcp_servers is None else set(mcp_servers)
         for offered in mcp.tools(servers=servers):
@@ -71,17 +74,30 @@ def _subagent_deps(
     user_id: int | None,
     mcp: McpHub | None = None,
     mcp_servers: Collection[str] | None = None,
+    agent_types: Sequence[AgentType] = (),
 ) -> RunDeps:
     """A subagent works with its parent's model and clock, the default tree under its own
-    limits and caps, and the same tools but `delegate` (subagents do not delegate) and the
-    MCP tools that need approval (only the run itself can wait for the user)."""
-    tools = run_tools(user_id=user_id, mcp=mcp, mcp_servers=mcp_servers)
+    limits and caps, and the same tools but the MCP tools that need approval (only the
+    run itself can wait for the user); `delegate` too, which the engine takes away where
+    helpers may not start helpers (ORACLE_SUBAGENTS_MAX_DEPTH, 1 by default)."""
+    tools = run_tools(user_id=user_id, mcp=mcp, mcp_servers=mcp_servers, agent_types=agent_types)
+    kept = (tool for tool in tools.tools() if not tool.needs_approval)
     return engine_deps(
         model=parent.model,
         tree=create_tree("default", config, caps),
-        tools=ToolRegistry(tool for tool in tools.tools() if not tool.needs_approval),
+        tools=ToolRegistry(kept, max_argument_bytes=tools.max_argument_bytes),
         clock=parent.clock,
         window=parent.window,  # its own context, kept the same way, in the same window
+    )
+
+
+def call_bounds() -> CallBounds:
+    """The operator's bounds on one tool call and on a run's helpers (settings)."""
+    return CallBounds(
+        tool_arguments_max_bytes=settings.ORACLE_TOOL_ARGUMENTS_MAX_BYTES,
+        subagents_max_per_run=settings.ORACLE_SUBAGENTS_MAX_PER_RUN,
+        subagents_max_depth=settings.ORACLE_SUBAGENTS_MAX_DEPTH,
+        subagents_max_concurrent=settings.ORACLE_SUBAGENTS_MAX_CONCURRENT,
     )
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from dataclasses import asdict
 from typing import Any
 
 from agents import wording
@@ -148,6 +149,9 @@ async def _ended(
         content=result.content,
         **extra,
     )
+    if result.refusal is not None:  # refused at one of the operator's bounds: for the log
+        await run.emit(EventType.TOOL_REFUSED, id=call.id, name=call.name,
+                       **asdict(result.refusal))  # fmt: skip
     state.step_results[call.id] = {"ok": result.ok, "content": result.content}
     if not (not_run or run.deps.tools.runs_inline(call.name)):
         run.tick()

@@ -21,8 +21,25 @@ async def stream_response(
     client_gone: asyncio.Future[bytes],
     payload: dict[str, Any],
     response: Response,
+    sent: list[int] | None = None,
 ) -> bool:
-    """Stream the response; False when the client went away first."""
+    """Stream the response; False when the client went away first. With `sent`, how many
+    of its chunks went out is added to it at the end."""
+    count = [0]
+    try:
+        return await _stream(writer, client_gone, payload, response, count)
+    finally:
+        if sent is not None:
+            sent.append(count[0])
+
+
+async def _stream(
+    writer: asyncio.StreamWriter,
+    client_gone: asyncio.Future[bytes],
+    payload: dict[str, Any],
+    response: Response,
+    count: list[int],
+) -> bool:
     head = (
         "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
         "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
@@ -52,6 +69,7 @@ async def stream_response(
         if stamp and 1 <= number <= text_count:
             chunk = _delta({"content": f"w{number - 1}t{time.time_ns() // 1000} "})
         await _send_chunk(writer, chunk)
+        count[0] += 1
     await _send_raw(writer, b"data: [DONE]\n\n")
     writer.write(b"0\r\n\r\n")
     await writer.drain()
@@ -149,7 +167,22 @@ def _chunks(payload: dict[str, Any], response: Response) -> list[dict[str, Any]]
     finish = response.get("finish_reason", "tool_calls" if calls else "stop")
     chunks = [_delta({"role": "assistant", "content": ""})]
     chunks += [_delta({"content": text}) for text in _text_chunks(response)]
-    chunks += [_delta({"tool_calls": [call]}) for call in calls]
+    pieces = int(response.get("argument_pieces") or 0)
+    for call in calls:
+        if not pieces:
+            chunks.append(_delta({"tool_calls": [call]}))
+            continue
+        # The call's arguments streamed in pieces of that many characters, as a provider
+        # streams them: its id and name with the first piece, then the index alone.
+        text = call["function"]["arguments"]
+        for start in range(0, max(len(text), 1), pieces):
+            piece = {
+                "index": call["index"],
+                "function": {"arguments": text[start : start + pieces]},
+            }
+            if not start:
+                piece = {**call, "function": {**call["function"], **piece["function"]}}
+            chunks.append(_delta({"tool_calls": [piece]}))
     chunks.append(_delta({}, finish))
     if (payload.get("stream_options") or {}).get("include_usage"):
         usage_chunk = _delta({})

@@ -18,6 +18,7 @@ A response is a dict; every key is optional:
   delay: seconds before answering     chunk_delay: seconds between chunks
   hang: true (after the text, stream "." until the client goes away)
   break_after: N (drop the connection after N chunks)
+  argument_pieces: N (each tool call's arguments streamed N characters a chunk)
   error_after: N (after N chunks, an error event in the stream, as vLLM sends one)
   error: {"message", "code"} (that event's error; code 500 when not given)
   stamp: true (streamed text chunk i is sent as "w{i}t{microseconds since the epoch} ",
@@ -82,6 +83,7 @@ class FakeServer:
         self.requests: list[dict[str, Any]] = []
         self.refused: list[dict[str, Any]] = []
         self.disconnects: list[float] = []
+        self.sent: list[int] = []  # how many chunks each stream sent before it ended
         self._script: list[Response] = list(script or [])
         self._repeat_last = repeat_last
         self._lock = threading.Lock()
@@ -241,7 +243,7 @@ class FakeServer:
                 await send_json(writer, 200, completion(payload, response))
                 return
             try:
-                finished = await stream_response(writer, client_gone, payload, response)
+                finished = await stream_response(writer, client_gone, payload, response, self.sent)
             except ConnectionError:  # a client that exits with bytes unread resets
                 finished = False
             if not finished:
