@@ -9,15 +9,18 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from datetime import timedelta
+from io import BytesIO
 from typing import Any
 
 from django.contrib.auth.decorators import login_not_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http.multipartparser import MultiPartParser, MultiPartParserError
 from django.middleware.csrf import CsrfViewMiddleware
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 
 from accounts.models import ApiToken
+from ops.errors import unreadable_form
 from ops.ratelimits import over_limit, too_many
 
 View = Callable[..., HttpResponse]
@@ -54,6 +57,18 @@ def _csrf_failure(request: HttpRequest) -> HttpResponse | None:
     return check.process_view(request, lambda r: HttpResponse(), (), {})
 
 
+def _unreadable_form(request: HttpRequest) -> HttpResponse | None:
+    """A multipart POST whose body no parser could read, whatever the endpoint does
+    with it: Django's parser checks the header (the boundary) before it reads a byte."""
+    if request.method != "POST" or request.content_type != "multipart/form-data":
+        return None
+    try:
+        MultiPartParser(request.META, BytesIO(), [], request.encoding)
+    except MultiPartParserError as problem:
+        return unreadable_form(problem)
+    return None
+
+
 def authenticate(request: HttpRequest) -> HttpResponse | None:
     """Set `request.user` from a bearer token or the session; an error response if neither."""
     if "Authorization" in request.headers:
@@ -83,7 +98,9 @@ def api_endpoint(*methods: str) -> Callable[[View], View]:
                 response = error(405, f"Use {', '.join(methods)}.")
                 response["Allow"] = ", ".join(methods)
                 return response
-            return authenticate(request) or view(request, *args, **kwargs)
+            return (
+                _unreadable_form(request) or authenticate(request) or view(request, *args, **kwargs)
+            )
 
         return login_not_required(csrf_exempt(wrapper))
 

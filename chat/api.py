@@ -19,6 +19,9 @@ MAX_BODY_BYTES = 256 * 1024
 
 
 def _body(request: HttpRequest) -> dict[str, Any]:
+    if request.content_type == "multipart/form-data":
+        # A session's CSRF check has read a form's body already: it is not JSON anyway.
+        raise services.InvalidInput({"body": ["Send a JSON object, not a form."]})
     if len(request.body) > MAX_BODY_BYTES:
         raise services.InvalidInput({"body": [f"At most {MAX_BODY_BYTES} bytes."]})
     if not request.body:

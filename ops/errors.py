@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http.multipartparser import MultiPartParserError
 from django.shortcuts import render
 from django.views import defaults
 
@@ -20,10 +21,21 @@ def _is_api(request: HttpRequest) -> bool:
     return request.path.startswith("/api/")
 
 
+def unreadable_form(problem: MultiPartParserError) -> JsonResponse:
+    """The API's answer to a multipart body that cannot be read (no boundary, say)."""
+    return JsonResponse(
+        {"error": f"The body could not be read as multipart/form-data ({problem}). "
+                  "Nothing was changed."},
+        status=400,
+    )  # fmt: skip
+
+
 def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     if _is_api(request):
         if isinstance(exception, RequestDataTooBig):
             return JsonResponse({"error": "The request body is too large."}, status=413)
+        if isinstance(exception, MultiPartParserError):
+            return unreadable_form(exception)
         return JsonResponse({"error": "Bad request."}, status=400)
     return defaults.bad_request(request, exception or Exception())
 

@@ -12,6 +12,9 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "oracle.settings")
 django.setup(set_prefix=False)
 
 from ops.handler import OneThreadASGIHandler, warm_up  # noqa: E402
+from oracle.request_bodies import leave_form_bodies_to_django  # noqa: E402
+
+leave_form_bodies_to_django()
 
 django_asgi_app = OneThreadASGIHandler()
 warm_up()
