@@ -24,10 +24,12 @@ class TerminationReason(StrEnum):
     PROVIDER_ERROR = "provider_error"
     INTERRUPTED = "interrupted"
     CONTEXT_WINDOW = "context_window"  # even shortened, the request cannot fit the window
+    PAUSE_EXPIRED = "pause_expired"  # it waited on the user longer than the site allows
 
 
-# The reasons that mean a limit ended the run (not the user, the provider or a lost
-# worker), as the stored codes: the alerts and the staff dashboard count these.
+# The reasons that mean a limit ended the run (not the user, the provider, a lost worker
+# or a wait on the user that expired), as the stored codes: the alerts and the staff
+# dashboard count these.
 LIMIT_REASONS = frozenset(
     reason.value
     for reason in TerminationReason
@@ -37,6 +39,7 @@ LIMIT_REASONS = frozenset(
         TerminationReason.CANCELLED,
         TerminationReason.PROVIDER_ERROR,
         TerminationReason.INTERRUPTED,
+        TerminationReason.PAUSE_EXPIRED,
     }
 )
 

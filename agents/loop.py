@@ -193,18 +193,25 @@ async def answer_approval(
 
 
 async def stop_paused_run(
-    state: AgentState, deps: RunDeps, *, on_event: EventSink = discard_events
+    state: AgentState,
+    deps: RunDeps,
+    *,
+    on_event: EventSink = discard_events,
+    expired: bool = False,
 ) -> RunResult:
     """End a paused run with the reason of the limit it paused at (SPEC section 5); one
-    that waited for approval ends as cancelled, its calls not run."""
+    that waited for approval ends as cancelled, its calls not run. `expired`: it waited
+    on the user longer than the site allows, and ends `pause_expired`."""
     if state.status is not RunStatus.PAUSED:
         raise ValueError("only a paused run can be stopped this way")
     reason = TerminationReason.CANCELLED if state.awaiting_approval else state.paused_reason
+    if expired:
+        reason = TerminationReason.PAUSE_EXPIRED
     if reason is None:
         raise ValueError("a paused run has the reason it paused for")
     state.status = RunStatus.RUNNING
     run = RunContext(state, deps, on_event, None, None)
-    await close_unanswered_approvals(run)
+    await close_unanswered_approvals(run, expired=expired)
     await finish(run, reason)
     return RunResult(state)
 

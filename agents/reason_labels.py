@@ -21,6 +21,7 @@ REASON_LABELS: dict[str, str] = {
     TerminationReason.PROVIDER_ERROR: "Model error",
     TerminationReason.INTERRUPTED: "Interrupted",
     TerminationReason.CONTEXT_WINDOW: "Context window",
+    TerminationReason.PAUSE_EXPIRED: "Waited too long",
 }
 
 

@@ -114,6 +114,7 @@ _STOPPED = {
     TerminationReason.TOOL_ERRORS: "Stopped: my tool calls kept failing.",
     TerminationReason.PROVIDER_ERROR: "Stopped: the model could not be reached.",
     TerminationReason.INTERRUPTED: "Stopped: the run was interrupted.",
+    TerminationReason.PAUSE_EXPIRED: "Stopped: the run waited too long for your answer.",
 }
 
 
@@ -194,6 +195,8 @@ def stop_notice(
         return context_words.stop_notice(round(hit.limit), hit.detail)
     if reason is TerminationReason.CANCELLED:
         return "You stopped the run. Press Continue to let the Oracle go on from here."
+    if reason is TerminationReason.PAUSE_EXPIRED:
+        return "The wait for your answer expired. Press Continue to let the Oracle go on."
     if hit is not None and hit.metric not in _GAUGED:
         return f"{_counted(reason, hit)} Press Continue to give the Oracle another round."
     if reason is TerminationReason.TOOL_BUDGET_VIOLATION and hit is not None:
@@ -269,8 +272,9 @@ def pause_notice(hit: LimitHit | None, reason: TerminationReason) -> str:
 
 # A tool call the user declined, as the model reads it (SPEC 6a).
 DECLINED = "Error: The user declined this call."
-# The result of a call that still waited for approval when the run was stopped.
+# The result of a call that still waited for approval when the run was stopped, or expired.
 NOT_ANSWERED = "Not run: the run was stopped before you answered."
+EXPIRED = "Not run: the approval expired before you answered."
 
 
 def approval_notice(calls: list[dict[str, Any]]) -> str:

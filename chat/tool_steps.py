@@ -54,6 +54,7 @@ NOT_RUN = {
     "budget": "not run",
     "declined": "declined",
     "unanswered": "not answered",
+    "expired": "expired",
 }
 
 

@@ -21,6 +21,7 @@ from oracle.connections import celery_url, database, redis_url
 from oracle.logs import logging_config
 from oracle.model_windows import model_windows
 from oracle.operator_limits import call_bounds, hard_limits
+from oracle.pause_expiry import pause_expiry
 from oracle.secret_key import secret_key
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -258,6 +259,8 @@ ORACLE_METRICS_TOKEN = env.str("ORACLE_METRICS_TOKEN", default="")
 ORACLE_STREAM_FLUSH_SECONDS = env.float("ORACLE_STREAM_FLUSH_SECONDS", default=0.02)
 # A running run whose worker has not written for this long is marked interrupted.
 ORACLE_RUN_HEARTBEAT_TIMEOUT = env.float("ORACLE_RUN_HEARTBEAT_TIMEOUT", default=30.0)
+# Seconds a run may wait on its user before it ends `pause_expired` (oracle/pause_expiry.py).
+ORACLE_PAUSE_EXPIRY_SECONDS = pause_expiry(env)
 ORACLE_MAX_MESSAGE_CHARS = env.int("ORACLE_MAX_MESSAGE_CHARS", default=32_000)
 # The largest file a user may add to their documents (the knowledge base).
 ORACLE_MAX_UPLOAD_BYTES = env.int("ORACLE_MAX_UPLOAD_BYTES", default=5 * 1024 * 1024)

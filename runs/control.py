@@ -30,31 +30,47 @@ def cancel_key(run_id: object) -> str:
 
 
 def run_cancel(*, run: Run) -> Run:
-    """Stop a run: a running one within a second (Redis signal), a queued one at once,
-    a paused one with the reason of the limit it paused at."""
-    if run.status == RunStatus.PAUSED:
-        return run_stop_paused(run=run)
-    if run.status == RunStatus.FINISHED:
-        return run
-    # The database holds the request (a worker reads it within seconds, even with Redis
-    # away); the Redis key makes it take effect within a fifth of a second.
-    now = timezone.now()
-    Run.objects.filter(pk=run.pk).update(cancel_requested_at=now)
+    """Stop a run, whatever it is doing when the Stop arrives (Stop always wins, SPEC 6a):
+    decided on its row under a lock, so an Approve or a worker's claim a moment before
+    cannot turn it into a refusal.
+
+    Paused: it ends with the reason of the limit it paused at (cancelled, if it waited
+    for an approval). Queued to start: it ends at once. Queued to go on (approved,
+    continued, resumed) or running: the worker is asked to stop it; one that has not
+    begun again ends cancelled before any tool or model call (`runs.runner`), one that
+    runs stops within a second. Already stopping or finished: nothing changes."""
+    with transaction.atomic():
+        locked = Run.objects.select_for_update().get(pk=run.pk)
+        if locked.status == RunStatus.PAUSED:
+            return _queue(locked, "stop")
+        if locked.status == RunStatus.FINISHED or locked.pending_action in ENDINGS:
+            return locked  # queued to end already (a Stop, an expiry): it will
+        queued_to_start = locked.status == RunStatus.QUEUED and locked.pending_action == "start"
+        now = timezone.now()
+        if queued_to_start:
+            locked.status, locked.reason, locked.failure_class = RunStatus.FINISHED, "cancelled", ""
+            locked.pending_action, locked.finished_at = "", now
+            locked.save(update_fields=["status", "reason", "failure_class", "pending_action",
+                                       "finished_at"])  # fmt: skip
+            events = _write_cancelled_before_start(locked)
+        else:
+            # The database holds the request (a worker reads it within seconds, even with
+            # Redis away, and before it takes up a queued run again).
+            locked.cancel_requested_at = now
+            locked.save(update_fields=["cancel_requested_at"])
+    if queued_to_start:
+        publish_events(locked, events)
+        return locked
+    # The Redis key makes it take effect within a fifth of a second.
     try:
         redis_client(timeout=1.0).set(cancel_key(run.pk), str(now.timestamp()), ex=3600)
     except redis.RedisError as error:
         logger.warning("stop of run %s goes through the database only: %r", run.pk, error)
-    with transaction.atomic():
-        still_queued = Run.objects.filter(
-            pk=run.pk, status=RunStatus.QUEUED, pending_action="start"
-        ).update(status=RunStatus.FINISHED, reason="cancelled", failure_class="",
-                 pending_action="", finished_at=timezone.now())  # fmt: skip
-        if still_queued:
-            events = _write_cancelled_before_start(run)
-    run.refresh_from_db()
-    if still_queued:
-        publish_events(run, events)
-    return run
+    return locked
+
+
+# The actions a queued run may wait for that end it: a Stop has nothing left to do.
+ENDINGS = ("stop", "expire")
 
 
 def _write_cancelled_before_start(run: Run) -> list[Event]:
@@ -78,17 +94,22 @@ def requeue(run: Run, action: str, allowed: Callable[[Run], bool]) -> Run:
             raise RunConflict("Only the latest run of a conversation can be continued.")
         if not allowed(locked):
             raise RunConflict(f"This run cannot be {action}d now (it is {locked.status}).")
-        locked.status = RunStatus.QUEUED
-        locked.pending_action = action
-        locked.finished_at = None
-        locked.cancel_requested_at = None
-        locked.queued_at = timezone.now()
-        locked.save(update_fields=["status", "pending_action", "finished_at",
-                                   "cancel_requested_at", "queued_at"])  # fmt: skip
-        # A key left behind names a time before this queuing: the host ignores it.
-        with contextlib.suppress(redis.RedisError):
-            redis_client(timeout=1.0).delete(cancel_key(run.pk))
-        enqueue(locked)
+        return _queue(locked, action)
+
+
+def _queue(locked: Run, action: str) -> Run:
+    """Queue the run for `action`; the caller's transaction holds its row locked."""
+    locked.status = RunStatus.QUEUED
+    locked.pending_action = action
+    locked.finished_at = None
+    locked.cancel_requested_at = None
+    locked.queued_at = timezone.now()
+    locked.save(update_fields=["status", "pending_action", "finished_at",
+                               "cancel_requested_at", "queued_at"])  # fmt: skip
+    # A key left behind names a time before this queuing: the host ignores it.
+    with contextlib.suppress(redis.RedisError):
+        redis_client(timeout=1.0).delete(cancel_key(locked.pk))
+    enqueue(locked)
     return locked
 
 

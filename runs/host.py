@@ -37,7 +37,7 @@ from runs.control import cancel_key
 from runs.journal import DatabaseThread, Journal
 from runs.live import LIVE_CHANNEL, async_client
 from runs.recorder import RunRecorder
-from runs.stops import beat_forever, poll_stops
+from runs.stops import beat_forever, poll_stops, stop_asked
 from runs.titles import retitle
 from toolbox.hub import close_process_hub, process_hub
 
@@ -223,7 +223,7 @@ class RunHost:
             self.leases[run_id] = job.run.lease
         try:
             try:
-                result = await drive(job, recorder, cancel)
+                result = await drive(job, recorder, cancel, lambda: self.claims(stop_asked, run_id))
             except asyncio.CancelledError:
                 if recorder.lost:  # resumed by another worker: its ending is not ours
                     await recorder.close()

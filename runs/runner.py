@@ -14,6 +14,7 @@ import contextlib
 import json
 import logging
 import signal
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
@@ -46,6 +47,7 @@ from ops.caps import run_cost_limits
 from runs.attachments import for_model, pictures_for, sees_images
 from runs.engine import engine_deps, model_for, model_name_for, user_config, window_for
 from runs.recorder import RunRecorder
+from runs.stops import GOING_ON, stopped_before_going_on
 from runs.tools import run_tools
 
 logger = logging.getLogger(__name__)
@@ -87,8 +89,15 @@ class _Hooks(TypedDict):
     on_checkpoint: CheckpointSink
 
 
-async def drive(job: Job, recorder: RunRecorder, cancel: CancelToken) -> RunResult:
-    """Run the engine for the job's action, recording as it goes."""
+async def drive(
+    job: Job,
+    recorder: RunRecorder,
+    cancel: CancelToken,
+    stop_asked: Callable[[], Awaitable[bool]] | None = None,
+) -> RunResult:
+    """Run the engine for the job's action, recording as it goes. `stop_asked` reads
+    whether a Stop came since the run was queued, as late as can be before the engine
+    takes up a run that waited (`GOING_ON`): then nothing it waited for runs."""
     from toolbox.hub import process_hub, publish
 
     conversation = job.run.conversation
@@ -110,6 +119,8 @@ async def drive(job: Job, recorder: RunRecorder, cancel: CancelToken) -> RunResu
         pictures=job.pictures,
         window=job.window,
     )
+    if job.action in GOING_ON and stop_asked is not None and await stop_asked():
+        job.action = stopped_before_going_on(job.action, job.state, cancel)
     try:
         return await _drive(job, deps, recorder, cancel)
     finally:
@@ -131,8 +142,10 @@ async def _drive(job: Job, deps: RunDeps, recorder: RunRecorder, cancel: CancelT
         return await resume_run(job.state, deps, **hooks)
     if job.action == "approve":
         return await answer_approval(job.state, deps, **hooks)
-    if job.action == "stop":
-        return await stop_paused_run(job.state, deps, on_event=recorder)
+    if job.action in ("stop", "expire"):  # expire: it waited on the user too long
+        return await stop_paused_run(
+            job.state, deps, on_event=recorder, expired=job.action == "expire"
+        )
     raise ValueError(f"unknown run action {job.action!r}")
 
 
@@ -202,7 +215,8 @@ def claim(run_id: str) -> Job | None:
     operator = run_cost_limits(operator, run=run, state=state, action=action, now=now)
     # A resumed run, or one that waited for approval, runs its last step's tools now (a
     # stopped one closes those that waited): their results fill the steps already shown.
-    tool_steps = _cut_off_steps(run, state) if action in ("resume", "approve", "stop") else {}
+    closes = ("resume", "approve", "stop", "expire")
+    tool_steps = _cut_off_steps(run, state) if action in closes else {}
     return Job(
         run,
         action,

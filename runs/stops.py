@@ -1,7 +1,8 @@
 """How a hosted run learns that it must stop: its stop key in Redis (one MGET for every
 hosted run, every `CANCEL_POLL_SECONDS`), or, while Redis is away, the flag in its row,
 read with the heartbeat, which a thread of its own keeps fresh; and a run claimed again
-elsewhere (thought lost) stops here, writing nothing."""
+elsewhere (thought lost) stops here, writing nothing. A run that waited (for an approval,
+a Continue) reads the flag once more as it is taken up: a Stop sent with the Approve wins."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from django.conf import settings
 from django.db import close_old_connections, connections
 from django.utils import timezone
 
+from agents.cancel import CancelToken
+from agents.state import AgentState
 from chat.models import Run, RunStatus
 from runs.control import cancel_key
 
@@ -38,6 +41,25 @@ class Hosting(Protocol):
 
 logger = logging.getLogger(__name__)
 CANCEL_POLL_SECONDS = 0.2
+# The actions that take up a run that waited: a Stop asked since it was queued wins.
+GOING_ON = ("approve", "continue", "resume")
+
+
+def stop_asked(run_id: str) -> bool:
+    """Whether a Stop was asked for since the run was last queued (`runs.control`)."""
+    return Run.objects.filter(pk=run_id, cancel_requested_at__isnull=False).exists()
+
+
+def stopped_before_going_on(action: str, state: AgentState | None, cancel: CancelToken) -> str:
+    """The action of a run whose Stop came with (or after) the Approve, Continue or
+    Resume that queued it, read before the engine takes it up: Stop wins (SPEC 6a). Calls
+    that waited for approval are closed, not run, and the run ends cancelled ("stop");
+    any other run ends cancelled before its next model or tool call (`cancel` is set)."""
+    logger.info("a run stopped before it went on (%s)", action)
+    if state is not None and state.awaiting_approval:
+        return "stop"
+    cancel.cancel()
+    return action
 
 
 def beat_forever(host: Hosting) -> None:

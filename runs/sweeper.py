@@ -4,7 +4,8 @@ the API only read: until a worker's sweeper marks it, they show such a run as lo
 (`Run.is_lost`).
 
 It also takes runs that stayed `queued` with no task behind them (posted while the
-broker was away, or lost with its data): the claim makes sure each runs once.
+broker was away, or lost with its data): the claim makes sure each runs once. And it
+ends the runs that waited on their user past the site's expiry (`runs.expiry`).
 On the worker's shutdown, the runs it hosts get a grace period to finish. At each tick
 it also runs the jobs other apps registered (`ops.periodic`: purging deleted
 conversations, the operator's alerts, the staff dashboard's day tallies)."""
@@ -24,6 +25,7 @@ _stop = threading.Event()
 
 def _sweep_forever() -> None:
     from ops import periodic
+    from runs.expiry import runs_expire_pauses
     from runs.host import run_host
     from runs.interruptions import runs_mark_interrupted
     from runs.queue import runs_waiting_for_a_worker
@@ -35,6 +37,7 @@ def _sweep_forever() -> None:
             try:
                 for run in runs_mark_interrupted():
                     logger.warning("run %s lost its worker: marked interrupted", run.pk)
+                runs_expire_pauses()
                 for run_id in runs_waiting_for_a_worker():
                     if not run_host().try_submit(run_id):
                         break

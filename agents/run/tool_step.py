@@ -68,6 +68,8 @@ async def run_tools(run: RunContext, calls: list[ToolCallPart], *, announce: boo
     for call in allowed:
         if call.id in results and call.id not in state.step_results:  # cut by the loss
             await _ended(run, call, results[call.id], results)
+    if to_run and await run.cancel.poll():
+        to_run = []  # a Stop came before they began: none begins (each says so below)
     if all(run.deps.tools.runs_inline(call.name) for call in to_run):
         # Inline tools run in this thread to their end, so no stop could cut them
         # short: no task and no waiter for one. A stop asked meanwhile ends the
@@ -182,12 +184,12 @@ async def take_approval_answers(run: RunContext) -> None:
     state.awaiting_approval = []
 
 
-async def close_unanswered_approvals(run: RunContext) -> None:
+async def close_unanswered_approvals(run: RunContext, *, expired: bool = False) -> None:
     """The calls that waited for approval get a result each, not run: their steps close,
     and a Continue's history answers every call the model made (a provider refuses one
     that does not); the step's calls that ended before a lost worker's resume asked
-    again keep their results."""
-    closed = wording.NOT_ANSWERED
+    again keep their results. `expired`: the approval waited longer than the site allows."""
+    closed = wording.EXPIRED if expired else wording.NOT_ANSWERED
     state = run.state
     for call_id, ended in state.step_results.items():
         state.messages.append(
@@ -200,7 +202,7 @@ async def close_unanswered_approvals(run: RunContext) -> None:
             name=call["name"],
             ok=False,
             content=closed,
-            not_run="unanswered",
+            not_run="expired" if expired else "unanswered",
         )
         state.messages.append({"role": "tool", "tool_call_id": call["id"], "content": closed})
     state.awaiting_approval, state.approvals = [], {}
