@@ -39,6 +39,8 @@ from agents.mcp_listing import tool_name as tool_name
 from agents.mcp_results import DEFAULT_MAX_RESULT_CHARS as DEFAULT_MAX_RESULT_CHARS
 from agents.mcp_results import MAX_IMAGE_BYTES as MAX_IMAGE_BYTES
 from agents.mcp_results import tool_output as tool_output
+from agents.mcp_sandbox import NO_SANDBOX as NO_SANDBOX
+from agents.mcp_sandbox import Sandbox as Sandbox
 from agents.mcp_server import FIRST_BACKOFF_SECONDS as FIRST_BACKOFF_SECONDS
 from agents.mcp_server import MAX_BACKOFF_SECONDS as MAX_BACKOFF_SECONDS
 from agents.mcp_server import STARTUP_TIMEOUT_SECONDS as STARTUP_TIMEOUT_SECONDS
@@ -78,9 +80,11 @@ class McpHub:
         max_result_chars: int = DEFAULT_MAX_RESULT_CHARS,
         startup_timeout: float = STARTUP_TIMEOUT_SECONDS,
         reserved: frozenset[str] = frozenset(),
+        sandbox: Sandbox = NO_SANDBOX,
     ) -> None:
         self.servers = {
-            config.name: McpServer(config, startup_timeout=startup_timeout) for config in servers
+            config.name: McpServer(config, startup_timeout=startup_timeout, sandbox=sandbox)
+            for config in servers
         }
         self.max_result_chars = max_result_chars
         self.reserved = reserved  # names other tools have already

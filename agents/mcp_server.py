@@ -24,6 +24,7 @@ from agents.mcp_errors import (
     is_connect_error,
 )
 from agents.mcp_listing import list_tools, usable_tools
+from agents.mcp_sandbox import NO_SANDBOX, Sandbox
 from agents.mcp_transport import open_client
 from agents.tools import ToolError
 
@@ -42,6 +43,7 @@ class McpServer:
 
     config: McpServerConfig
     startup_timeout: float = STARTUP_TIMEOUT_SECONDS
+    sandbox: Sandbox = NO_SANDBOX  # where a stdio server's process runs
     state: ServerState = "stopped"
     error: str = ""  # why it is failed (or last failed)
     listed: list[Any] = field(default_factory=list)  # the server's tools (mcp_types.Tool)
@@ -102,6 +104,11 @@ class McpServer:
         """Why the server did not start, in words an operator can act on."""
         inner = innermost(error)
         if error_code(inner) == CONNECTION_CLOSED:
+            if self.config.transport == "stdio" and self.sandbox.contained:
+                return (
+                    "it exited before answering, in its sandbox (bubblewrap); its error "
+                    "output, bubblewrap's included, is in Oracle's log"
+                )
             if self.config.transport == "stdio":
                 return "it exited before answering (its error output is in Oracle's log)"
             return "it closed the connection before answering"
@@ -126,7 +133,8 @@ class McpServer:
         """The one task that enters and leaves the SDK's client (its task groups require it)."""
         try:
             async with AsyncExitStack() as stack:
-                client = await stack.enter_async_context(await open_client(self.config, stack))
+                opened = await open_client(self.config, stack, self.sandbox)
+                client = await stack.enter_async_context(opened)
                 listed = await list_tools(client)
                 self._client, self.listed = client, listed
                 # Checked once a connection, not for every run that offers them.
@@ -142,7 +150,8 @@ class McpServer:
             if not ready.done():
                 ready.set_exception(error if isinstance(error, Exception) else RuntimeError(error))
             elif not closing.is_set():
-                logger.warning("MCP server %r stopped: %s", self.name, describe_error(error))
+                why = self.config.without_secrets(describe_error(error))
+                logger.warning("MCP server %r stopped: %s", self.name, why)
         finally:
             self._client = None
             if self.state == "ready":
@@ -200,9 +209,8 @@ class McpServer:
         except Exception as error:
             if not self._alive():
                 await self._lost(client)
-            raise ToolError(
-                f"the MCP server {self.name!r} failed: {describe_error(error)}"
-            ) from None
+            why = self.config.without_secrets(describe_error(error))
+            raise ToolError(f"the MCP server {self.name!r} failed: {why}") from None
 
     def _lost_message(self) -> str:
         if self.config.transport == "stdio":

@@ -1,6 +1,6 @@
 """How Oracle reaches an MCP server: the SDK's client for its transport (a process it
-starts over stdio, Streamable HTTP or SSE), and what a stdio server gets of Oracle's
-environment."""
+starts over stdio, in its sandbox when there is one; Streamable HTTP or SSE), and what
+a stdio server gets of Oracle's environment."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from contextlib import AsyncExitStack
 from typing import Any
 
 from agents.mcp_config import McpServerConfig
+from agents.mcp_sandbox import NO_SANDBOX, Sandbox
 
 # What a stdio server gets of Oracle's environment: enough to find programs and a home,
 # nothing else (no SECRET_KEY, DATABASE_URL, provider keys...). Its config adds the rest.
@@ -22,20 +23,21 @@ def child_environment(config: McpServerConfig) -> dict[str, str]:
     return base | config.env
 
 
-async def open_client(config: McpServerConfig, stack: AsyncExitStack) -> Any:
+async def open_client(
+    config: McpServerConfig, stack: AsyncExitStack, sandbox: Sandbox = NO_SANDBOX
+) -> Any:
     """The SDK's client for `config`'s transport, not yet entered; an HTTP client it
-    needs is entered on `stack`."""
+    needs is entered on `stack`, and a stdio server is started in `sandbox`."""
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
     info = client_info()
     if config.transport == "stdio":
-        params = StdioServerParameters(
-            command=config.command,
-            args=list(config.args),
-            env=child_environment(config),
-            cwd=config.cwd,
+        env = child_environment(config)
+        command, args = sandbox.command(
+            config.command, list(config.args), path=env.get("PATH"), cwd=config.cwd
         )
+        params = StdioServerParameters(command=command, args=args, env=env, cwd=config.cwd)
         # The server's stderr goes to the process's own (a worker's log). Not sys.stderr:
         # Celery replaces it with a logging proxy, which has no file to hand a child.
         errlog = sys.__stderr__ if sys.__stderr__ is not None else sys.stderr

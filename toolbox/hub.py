@@ -16,8 +16,9 @@ from functools import cache
 
 from django.conf import settings
 
-from agents.mcp import McpHub, McpTool
+from agents.mcp import NO_SANDBOX, McpHub, McpTool
 from agents.mcp_config import McpConfig, load_mcp_config
+from toolbox.sandbox import configured_sandbox
 
 logger = logging.getLogger(__name__)
 
@@ -37,13 +38,16 @@ _hubs = weakref.WeakKeyDictionary()
 
 def new_hub(only: Collection[str] | None = None) -> McpHub:
     """A hub of the configured servers (of `only`, when given), not started; its tools
-    take names no built-in tool has."""
+    take names no built-in tool has, and its stdio servers start in the sandbox."""
     from runs.tools import builtin_names
 
+    servers = [s for s in configured().servers if only is None or s.name in only]
+    started = any(s.transport == "stdio" and s.enabled for s in servers)
     return McpHub(
-        [s for s in configured().servers if only is None or s.name in only],
+        servers,
         max_result_chars=settings.ORACLE_TOOL_RESULT_MAX_CHARS,
         reserved=frozenset(builtin_names()),
+        sandbox=configured_sandbox()[0] if started else NO_SANDBOX,
     )
 
 
