@@ -186,6 +186,7 @@ class McpHub:
             server=offered.server,
             needs_approval=offered.needs_approval if needs_approval is None else needs_approval,
             grant=list(offered.grant),
+            idempotent=True in map(offered.annotations.get, ("readOnlyHint", "idempotentHint")),
         )
 
 

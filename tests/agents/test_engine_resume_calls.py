@@ -12,11 +12,14 @@ from dataclasses import replace
 from agents.config import AgentConfig
 from agents.events import EventCollector
 from agents.loop import RunDeps, answer_approval, resume_run, start_run
+from agents.mcp import McpHub
+from agents.mcp_config import parse_mcp_config
 from agents.run.tool_step import INTERRUPTED_CALL
 from agents.state import AgentState, RunStatus
 from agents.testing.scripted import Call, Reply, ScriptedModel
 from agents.tools import Tool, ToolRegistry
 from agents.tree import DefaultDecisionTree
+from tests.mcp.served import mcp_testing_server
 
 
 class Desk:
@@ -150,3 +153,19 @@ async def test_a_cut_call_of_an_idempotent_tool_runs_again() -> None:
     assert desk.slow_calls == 2  # cut once, run again to its end
     told = [m["content"] for m in model.calls[0].messages if m["role"] == "tool"]
     assert told == ["wrote one", "waited", "notes on tides"]
+
+
+async def test_an_mcp_tool_is_idempotent_when_its_server_says_it_is_read_only_or_idempotent() -> (
+    None
+):
+    config = parse_mcp_config({"mcpServers": {"testing": mcp_testing_server()}})
+    hub = McpHub(config.servers, startup_timeout=30)
+    await hub.start()
+    try:
+        tools = {offered.tool: hub.tool(offered) for offered in hub.tools()}
+    finally:
+        await hub.close()
+
+    assert tools["sleep"].idempotent  # annotated read-only: a cut call runs again
+    assert not tools["append"].idempotent  # no hints: a cut call is told, not run again
+    assert not tools["die"].idempotent  # destructive
