@@ -4,6 +4,7 @@ as a JSON Schema (an MCP tool's), and whether the model's arguments fit them."""
 from __future__ import annotations
 
 import inspect
+import json
 import types
 import typing
 from collections.abc import Callable, Mapping
@@ -85,3 +86,13 @@ def too_large(size: int, limit: int) -> str:
         "into several smaller calls, or point to the content (a document, a URL) instead "
         "of copying it into the arguments."
     )
+
+
+def kept(arguments: str, limit: int) -> str:
+    """A call's arguments as the run's history keeps them: themselves, or, over `limit`
+    bytes (the call refused unread), a short note in their place, so that the next
+    requests do not carry them again (a provider may refuse arguments cut mid-way)."""
+    size = len(arguments.encode("utf-8", "surrogatepass"))
+    if size <= limit:
+        return arguments
+    return json.dumps({"not_kept": f"{size:,} bytes of arguments, over the limit of {limit:,}"})

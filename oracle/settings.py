@@ -278,14 +278,9 @@ ORACLE_AUTO_TITLES = env.bool("ORACLE_AUTO_TITLES", default=True)
     ORACLE_HARD_TIMEOUT_SECONDS,
     ORACLE_HARD_MAX_COST_USD,
 ) = hard_limits(env)
-# Bounds on one tool call and on a run's helpers (README): a call whose arguments pass
-# the bytes is refused unread; helpers per run, how deep they nest, how many at once.
-(
-    ORACLE_TOOL_ARGUMENTS_MAX_BYTES,
-    ORACLE_SUBAGENTS_MAX_PER_RUN,
-    ORACLE_SUBAGENTS_MAX_DEPTH,
-    ORACLE_SUBAGENTS_MAX_CONCURRENT,
-) = call_bounds(env)
+# Bounds on one tool call (its arguments' bytes) and on a run's helpers (README).
+(ORACLE_TOOL_ARGUMENTS_MAX_BYTES, ORACLE_SUBAGENTS_MAX_PER_RUN, ORACLE_SUBAGENTS_MAX_DEPTH,
+ ORACLE_SUBAGENTS_MAX_CONCURRENT) = call_bounds(env)  # fmt: skip
 
 # --- Alerts and spend caps (ops/alerts.py, ops/caps.py) ------------------------------
 # Alerts on the last full hour, mailed to ADMINS ("Name <a@b>, ..."); unset, only logged

@@ -155,12 +155,16 @@ def _write_interruption(run: Run, notice: str, hit: LimitHit | None) -> list[Eve
     return append_events(run, [*_cut_off_tools(run), *ending])
 
 
-TOOL_CUT_OFF = "Not finished: the worker running it stopped. Resume runs it again."
+TOOL_CUT_OFF = (
+    "Not finished: the worker running it stopped. Resume runs it again if its tool is safe "
+    "to run twice; otherwise the model is told it may or may not have acted."
+)
 
 
 def _cut_off_tools(run: Run) -> list[Event]:
     """Say so in the tool steps that were running when the run stopped (their rows and,
-    for the pages watching, `tool.result` events); Resume runs them again."""
+    for the pages watching, `tool.result` events); Resume runs again those whose tools
+    are idempotent, and tells the model of the others (`agents.run.tool_step`)."""
     events: list[Event] = []
     for step in run.messages.filter(role=Role.TOOL, metadata__status="running"):
         step.content = TOOL_CUT_OFF

@@ -42,6 +42,7 @@ class Batch:
     whole: set[int] = field(default_factory=set)  # dirty rows changed past their content
     new_rows: list[dict[str, Any]] = field(default_factory=list)
     updates: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    saved: list[asyncio.Future[None]] = field(default_factory=list)  # told once it is written
 
     @property
     def empty(self) -> bool:
@@ -78,6 +79,8 @@ class RunRecorder:
         self.state: Any = None  # the engine's live state, once checkpointed
         self.final_message: Message | None = None
         self.checkpoint_json: str | None = None
+        self.marked = 0  # the calls of the step marked begun in the last checkpoint
+        self.waiting: list[asyncio.Future[None]] = []  # checkpoints awaited until written
         self.run_fields: dict[str, Any] = {}
         self.failures = 0
         self.closing = False
@@ -107,13 +110,19 @@ class RunRecorder:
 
     async def checkpoint(self, state: Any) -> None:
         """Keep the engine's whole state (between iterations) for the next write,
-        with the run's counters so far for the gauges and the API."""
+        with the run's counters so far for the gauges and the API; one that marks a
+        call begun returns once written."""
         if self.lost:
             return
         self.checkpoint_json = state.to_json()
         self.counters = state.counters()
         self.state = state
-        self.journal.wake()
+        begun, self.marked = len(state.step_started) > self.marked, len(state.step_started)
+        self.journal.wake(now=begun)
+        if begun:  # a call that may act begins once the database knows (a tick, a few ms):
+            saved = asyncio.get_running_loop().create_future()  # a lost worker's run
+            self.waiting.append(saved)  # then never makes it again
+            await saved
 
     def live_counters(self) -> dict[str, Any]:
         """The counters as they are now, for the gauges: the engine counts a call when
@@ -230,10 +239,9 @@ class RunRecorder:
         run_fields = self.run_fields
         if self.checkpoint_json is not None and "state" not in run_fields:
             run_fields = {**self.counters, **run_fields, "state": json.loads(self.checkpoint_json)}
-        batch = Batch(
-            self, self.pending, self.new, self.dirty, run_fields, self.closing, self.whole
-        )
-        self.pending, self.new, self.dirty, self.run_fields = [], [], {}, {}
+        batch = Batch(self, self.pending, self.new, self.dirty, run_fields, self.closing,
+                      self.whole, saved=self.waiting)  # fmt: skip
+        self.pending, self.new, self.dirty, self.run_fields, self.waiting = [], [], {}, {}, []
         self.whole = set()
         self.checkpoint_json = None
         created = {id(message) for message in batch.new}
@@ -263,12 +271,16 @@ class RunRecorder:
         self.dirty = {**batch.dirty, **self.dirty}
         self.whole = batch.whole | self.whole
         self.run_fields = {**batch.run_fields, **self.run_fields}
+        self.waiting = batch.saved + self.waiting
         self.failures += 1
 
     def written(self, batch: Batch, created: list[tuple[int, int]]) -> None:
         for message, (pk, seq) in zip(batch.new, created, strict=True):
             message.pk, message.seq = pk, seq
         self.failures = 0
+        for saved in batch.saved:
+            if not saved.done():
+                saved.set_result(None)
 
 
 def _row(message: Message) -> dict[str, Any]:

@@ -5,6 +5,7 @@ it asks for handed on.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,6 +21,7 @@ from agents.run.calling import Streamed as Streamed
 from agents.run.calling import call_model, record_usage
 from agents.run.context import RunContext
 from agents.state import LastResponse
+from agents.tool_arguments import kept
 
 
 async def request_model(run: RunContext) -> list[ToolCallPart]:
@@ -48,7 +50,7 @@ async def request_model(run: RunContext) -> list[ToolCallPart]:
     await run.emit(
         EventType.ASSISTANT_MESSAGE,
         text=run.unemitted_text,
-        tool_calls=[_event_call(call) for call in streamed.tool_calls],
+        tool_calls=[_event_call(run, call) for call in streamed.tool_calls],
         final=False,
     )
     run.unemitted_text = ""
@@ -96,7 +98,7 @@ def take_response(run: RunContext, streamed: Streamed, wind_down: bool) -> bool:
     )
     message: Message = {"role": "assistant", "content": streamed.text or None}
     if will_run_tools:
-        message["tool_calls"] = [_wire_call(call) for call in streamed.tool_calls]
+        message["tool_calls"] = [_wire_call(run, call) for call in streamed.tool_calls]
     if streamed.text or will_run_tools:
         state.messages.append(message)
     if streamed.usage is not None:
@@ -117,13 +119,15 @@ def take_response(run: RunContext, streamed: Streamed, wind_down: bool) -> bool:
     return will_run_tools
 
 
-def _wire_call(call: ToolCallPart) -> dict[str, Any]:
-    return {
-        "id": call.id,
-        "type": "function",
-        "function": {"name": call.name, "arguments": call.arguments},
-    }
+def _wire_call(run: RunContext, call: ToolCallPart) -> dict[str, Any]:
+    """The call as the history keeps it: arguments over the tools' limit (refused unread)
+    are not sent to the model again, a note stands in their place."""
+    arguments = kept(call.arguments, run.deps.tools.max_argument_bytes)
+    function = {"name": call.name, "arguments": arguments}
+    return {"id": call.id, "type": "function", "function": function}
 
 
-def _event_call(call: ToolCallPart) -> dict[str, Any]:
-    return {"id": call.id, "name": call.name, "arguments": call.shown_arguments}
+def _event_call(run: RunContext, call: ToolCallPart) -> dict[str, Any]:
+    arguments = kept(call.arguments, run.deps.tools.max_argument_bytes)
+    shown = call.shown_arguments if arguments is call.arguments else json.loads(arguments)
+    return {"id": call.id, "name": call.name, "arguments": shown}

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import json
 
-from agents.config import TOOL_ARGUMENTS_MAX_BYTES
+from agents.config import TOOL_ARGUMENTS_MAX_BYTES, AgentConfig
+from agents.events import EventCollector
 from agents.litellm_stream import Chunk, parts
 from agents.model import FinishPart, TextDelta, ToolCallPart
 from agents.testing.scripted import Call, Reply
@@ -109,3 +110,38 @@ async def test_a_stream_is_not_read_past_a_tool_calls_limit() -> None:
     result = await notes().run(call.id, call.name, call.arguments)
     assert not result.ok and "over the limit of 65,536 bytes" in result.content
     assert result.refusal is not None and result.refusal.value == len(call.arguments)
+
+
+async def test_a_provider_streaming_runaway_arguments_is_hung_up_on_and_the_run_answers() -> None:
+    from agents.litellm_model import LiteLLMModel
+    from agents.loop import RunDeps, start_run
+    from agents.testing.fake_server import FakeServer
+    from agents.tree import DefaultDecisionTree
+
+    WRITTEN.clear()
+    runaway = {"text": "z" * 500_000}  # half a megabyte, 2,000 characters a chunk
+    script = [
+        {"text": "Writing it down.", "tool_calls": [{"name": "write_note", "arguments": runaway}],
+         "argument_pieces": 2_000, "chunk_delay": 0.002},
+        {"text": "That was too long for one call; here is a summary instead."},
+    ]  # fmt: skip
+    with FakeServer(script) as server:
+        model = LiteLLMModel("openai/fake-model", api_base=server.base_url, api_key="test-key")
+        deps = RunDeps(model=model, tree=DefaultDecisionTree(AgentConfig()), tools=notes())
+        events = EventCollector()
+        result = await start_run("Note this down.", deps, on_event=events)
+        assert server.wait_for_disconnect(5)
+        sent, asked = list(server.sent), list(server.requests)
+
+    # 253 chunks carry the call; the stream was left after about 33 of them.
+    assert len(sent) == 2 and sent[0] < 60, sent
+    assert WRITTEN == []
+    (refused,) = events.of_type("tool.result")
+    assert not refused["ok"] and "over the limit of 65,536 bytes" in refused["content"]
+    assert 65_536 < events.of_type("tool.refused")[0]["value"] < 70_000
+    # The model was told, with the text it had streamed kept, and it answered.
+    history = asked[1]["messages"]
+    assert history[-2]["content"] == "Writing it down."
+    assert "over the limit of 65,536 bytes" in history[-1]["content"]
+    assert result.reason.value == "completed"
+    assert result.final_text.endswith("here is a summary instead.")
