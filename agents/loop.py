@@ -223,8 +223,8 @@ async def _drive(run: RunContext, *, resume_tools: bool = False) -> RunResult:
     apply_instructions(run.state.messages, run.tree.get_config().custom_instructions)
     try:
         if resume_tools and (calls := unanswered_calls(run.state.messages)):
-            # The worker was lost while these ran: run them again (a tool may
-            # have finished, but its result was never kept), announced already.
+            # The worker was lost while these ran (announced already): the calls
+            # that ended keep their results, and only the others run (tool_step).
             limits = run.state.call_limits
             assert limits is not None, "a step saved mid-way has its call limits"
             run.deadline = run.clock.now() + limits.seconds
