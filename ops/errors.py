@@ -5,8 +5,13 @@ Django's debug pages appear only with DEBUG on, which is off unless asked for.""
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import re
+
+from csp.decorators import csp_update
 from django.core.exceptions import RequestDataTooBig
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
 from django.http.multipartparser import MultiPartParserError
 from django.shortcuts import render
 from django.views import defaults
@@ -15,6 +20,9 @@ STALE_FORM = (
     "The form was sent from a page that had gone out of date, perhaps because you logged "
     "in or out in another tab. Nothing was changed: go back, reload the page and try again."
 )
+
+
+_STYLE = re.compile(r"<style>(.*?)</style>", re.S)
 
 
 def _is_api(request: HttpRequest) -> bool:
@@ -59,7 +67,13 @@ def page_not_found(request: HttpRequest, exception: Exception | None = None) -> 
     return defaults.page_not_found(request, exception or Exception())
 
 
-def server_error(request: HttpRequest) -> HttpResponse:
+def server_error(request: HttpRequest) -> HttpResponseBase:
     if _is_api(request):
         return JsonResponse({"error": "Something went wrong on our side."}, status=500)
-    return defaults.server_error(request)
+    page = defaults.server_error(request)
+    # Its CSS is inline: the Content-Security-Policy allows that <style>, by its hash.
+    hashes = [
+        "'sha256-" + base64.b64encode(hashlib.sha256(style.encode()).digest()).decode() + "'"
+        for style in _STYLE.findall(page.content.decode())
+    ]
+    return csp_update({"style-src": hashes})(lambda _request: page)(request)

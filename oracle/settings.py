@@ -17,6 +17,7 @@ from pathlib import Path
 import environ
 from django.core.exceptions import ImproperlyConfigured
 
+from oracle import content_security
 from oracle.connections import celery_url, database, redis_url
 from oracle.logs import logging_config
 from oracle.model_windows import model_windows
@@ -94,6 +95,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "csp.middleware.CSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -103,6 +105,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
 ]
+CONTENT_SECURITY_POLICY = content_security.POLICY  # sent by csp.middleware, on every page
 
 ROOT_URLCONF = "oracle.urls"
 ASGI_APPLICATION = "oracle.asgi.application"

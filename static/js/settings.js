@@ -276,4 +276,12 @@
       event.returnValue = "";
     }
   });
+
+  // A form that asks first (a token's Revoke): its question is in data-confirm.
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (form.dataset && form.dataset.confirm && !window.confirm(form.dataset.confirm)) {
+      event.preventDefault();
+    }
+  });
 })();

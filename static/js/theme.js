@@ -1,5 +1,5 @@
 // The theme switch in the top bar: System → Light → Dark → System. The choice is kept
-// in localStorage and read back by the inline script in base.html's <head> before the
+// in localStorage and read back by before_paint.js, in base.html's <head>, before the
 // first paint; CSS does the rest from <html data-theme>, including the button's name.
 (function () {
   "use strict";
