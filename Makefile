@@ -20,7 +20,15 @@ $(VENV)/.installed-dev: $(VENV)/.installed-run
 	$(PIP_INSTALL) -e '.[dev]'
 	touch $@
 
-run: $(VENV)/.installed-run
+# Stdio MCP servers run inside bubblewrap (agents/mcp_sandbox.py): their own processes and
+# /proc, Oracle's files hidden, so they cannot read its secrets or its database.
+BWRAP := /usr/bin/bwrap
+$(BWRAP):
+	@if [ "$$(id -u)" = 0 ]; then SUDO=; elif sudo -n true 2>/dev/null; then SUDO=sudo; \
+	else echo "Stdio MCP servers run in bubblewrap: run 'sudo apt-get install bubblewrap'." >&2; exit 1; fi; \
+	$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq bubblewrap >/dev/null
+
+run: $(VENV)/.installed-run $(BWRAP)
 	$(BIN)/python manage.py serve
 
 # The browser tests drive Debian's Chromium (Playwright's own browser download cannot be used),
@@ -59,7 +67,7 @@ TEST_WORKERS ?= 3
 # asserts, each time from source without it (16 s of collection a worker, against 11).
 test: export PYTHONDONTWRITEBYTECODE :=
 test: export PYTHONPYCACHEPREFIX := $(CURDIR)/var/pycache
-test: $(VENV)/.installed-dev $(CHROMIUM) $(MCP_NPM)
+test: $(VENV)/.installed-dev $(CHROMIUM) $(MCP_NPM) $(BWRAP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
