@@ -41,8 +41,6 @@ from agents.mcp_results import MAX_IMAGE_BYTES as MAX_IMAGE_BYTES
 from agents.mcp_results import tool_output as tool_output
 from agents.mcp_sandbox import NO_SANDBOX as NO_SANDBOX
 from agents.mcp_sandbox import Sandbox as Sandbox
-from agents.mcp_sandbox import NO_SANDBOX as NO_SANDBOX
-from agents.mcp_sandbox import Sandbox as Sandbox
 from agents.mcp_server import FIRST_BACKOFF_SECONDS as FIRST_BACKOFF_SECONDS
 from agents.mcp_server import MAX_BACKOFF_SECONDS as MAX_BACKOFF_SECONDS
 from agents.mcp_server import STARTUP_TIMEOUT_SECONDS as STARTUP_TIMEOUT_SECONDS

@@ -201,8 +201,6 @@ ORACLE_TOOLS = env.list("ORACLE_TOOLS", default=[])
 ORACLE_MCP_SERVERS = env.str("ORACLE_MCP_SERVERS", default="")
 # Stdio servers run in bubblewrap: "auto" where it works, "bwrap" (required), "none".
 ORACLE_MCP_SANDBOX = env.str("ORACLE_MCP_SANDBOX", default="auto")
-# Stdio servers run in bubblewrap: "auto" where it works, "bwrap" (required), "none".
-ORACLE_MCP_SANDBOX = env.str("ORACLE_MCP_SANDBOX", default="auto")
 ORACLE_TOOL_RESULT_MAX_CHARS = env.int("ORACLE_TOOL_RESULT_MAX_CHARS", default=100_000)
 if ORACLE_TOOL_RESULT_MAX_CHARS < 100:
     raise ImproperlyConfigured("ORACLE_TOOL_RESULT_MAX_CHARS must be at least 100.")
