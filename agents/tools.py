@@ -44,7 +44,8 @@ class Tool:
     inline: bool
     server: str = ""  # the MCP server it comes from ("" for Oracle's own tools)
     needs_approval: bool = False  # a call waits for the user's Approve or Deny
-    # Running it twice does no more than once: a call cut by a lost worker runs again.
+    # Running it twice does no more than once: a call cut by a lost worker runs again
+    # (a function says so with an attribute `idempotent = True`).
     idempotent: bool = False
     # What an "Always allow" of it is bound to ([server, tool, fingerprint]; MCP tools).
     grant: list[str] | None = None
@@ -102,6 +103,7 @@ class Tool:
             params=tuple(params),
             is_async=inspect.iscoroutinefunction(function),
             inline=inline,
+            idempotent=getattr(function, "idempotent", False) is True,
         )
 
     @classmethod

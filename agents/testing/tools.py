@@ -22,6 +22,9 @@ async def wait(seconds: float) -> str:
     return f"Waited {seconds:g} seconds."
 
 
+wait.idempotent = True  # type: ignore[attr-defined]  # waiting twice does no harm
+
+
 LONG_TEXT_PIECE = 6_000
 _LONG_TEXT_WORDS = ("owl", "river", "stone", "lantern", "maple", "harbor", "ember", "canyon")
 

@@ -169,3 +169,11 @@ async def test_an_mcp_tool_is_idempotent_when_its_server_says_it_is_read_only_or
     assert tools["sleep"].idempotent  # annotated read-only: a cut call runs again
     assert not tools["append"].idempotent  # no hints: a cut call is told, not run again
     assert not tools["die"].idempotent  # destructive
+
+
+def test_an_operators_tool_function_says_it_is_idempotent_by_an_attribute() -> None:
+    from agents.builtin_tools import calculator
+    from agents.testing.tools import wait
+
+    assert Tool.from_function(wait).idempotent  # a cut wait runs again
+    assert not Tool.from_function(calculator).idempotent  # said nothing: not assumed
