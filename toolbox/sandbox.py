@@ -42,8 +42,8 @@ def private_paths() -> tuple[tuple[str, ...], tuple[str, ...]]:
     the var folder (SQLite database, secret key file, embedded Redis's socket, logs),
     PostgreSQL's socket folder, `.env`, the MCP configuration (every server's
     credentials), a SQLite database or Redis socket elsewhere."""
-    folders = [settings.VAR_DIR, *POSTGRESQL_SOCKETS]
-    files = [settings.BASE_DIR / ".env"]
+    folders = [Path(settings.VAR_DIR), *map(Path, POSTGRESQL_SOCKETS)]
+    files = [Path(settings.BASE_DIR) / ".env"]
     if settings.ORACLE_MCP_SERVERS:
         files.append(Path(settings.ORACLE_MCP_SERVERS))
     database = settings.DATABASES["default"]
@@ -51,7 +51,7 @@ def private_paths() -> tuple[tuple[str, ...], tuple[str, ...]]:
         name = str(database["NAME"])
         files += [Path(name + suffix) for suffix in ("", "-wal", "-shm", "-journal")]
     elif str(database.get("HOST", "")).startswith("/"):
-        folders.append(Path(database["HOST"]))
+        folders.append(Path(str(database["HOST"])))
     if urlsplit(settings.REDIS_URL).scheme == "unix":
         files.append(Path(urlsplit(settings.REDIS_URL).path))
     return _existing(folders, Path.is_dir), _existing(files, _is_file)

@@ -244,11 +244,42 @@ def pid_of_testing_server(client: httpx.Client, fake_provider: FakeServer) -> in
     return int(str(tool_messages(client, conversation)[0]["content"]))
 
 
+def server_processes(text: str) -> list[str]:
+    """The live processes of servers whose command line holds `text`: each server's own,
+    not bubblewrap's around it (its sandbox, agents/mcp_sandbox.py)."""
+    return [
+        line
+        for line in processes.processes_mentioning(text)
+        if not line.split(": ", 1)[1].startswith(("bwrap ", "/usr/bin/bwrap "))
+    ]
+
+
+def testing_server_pid(stack: OracleStack) -> int:
+    """The stack's testing server's pid as this machine knows it (the pid it reports is
+    its sandbox's own)."""
+    workers = {worker.pid for worker in stack.workers.values()}
+
+    def of_the_stack(pid: int) -> bool:
+        while pid > 1 and pid not in workers:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+            pid = int(stat.rsplit(")", 1)[1].split()[1])
+        return pid in workers
+
+    (pid,) = [
+        int(line.split(":")[0])
+        for line in server_processes("tests.mcp.testing_server --hostile")
+        if of_the_stack(int(line.split(":")[0]))
+    ]
+    return pid
+
+
 def test_a_server_killed_between_calls_is_started_again(
-    client: httpx.Client, fake_provider: FakeServer
+    client: httpx.Client, fake_provider: FakeServer, mcp_stack: OracleStack
 ) -> None:
-    first = pid_of_testing_server(client, fake_provider)
-    assert pid_of_testing_server(client, fake_provider) == first  # one process, every run
+    pid_of_testing_server(client, fake_provider)
+    first = testing_server_pid(mcp_stack)
+    pid_of_testing_server(client, fake_provider)
+    assert testing_server_pid(mcp_stack) == first  # one process, every run
     os.kill(first, signal.SIGKILL)
     time.sleep(0.5)
 
@@ -259,7 +290,7 @@ def test_a_server_killed_between_calls_is_started_again(
     (step,) = tool_messages(client, conversation)
     assert run["reason"] == "completed"
     assert step["metadata"]["ok"] is True
-    assert int(str(step["content"])) != first
+    assert testing_server_pid(mcp_stack) != first
 
 
 def test_a_servers_environment_holds_none_of_oracles_secrets(
@@ -302,8 +333,8 @@ def test_a_workers_stdio_servers_start_with_it_and_end_with_it(how: str, tmp_pat
     )
     try:
         # Started when the worker is, before any run asks for it: once.
-        processes.wait_for(lambda: len(processes.processes_mentioning(tag)) == 1, 60)
-        (server,) = processes.processes_mentioning(tag)
+        processes.wait_for(lambda: len(server_processes(tag)) == 1, 60)
+        (server,) = server_processes(tag)
         assert "tests.mcp.testing_server" in server
     finally:
         processes.stop(worker, signal.SIGTERM if how == "stopped" else signal.SIGKILL)

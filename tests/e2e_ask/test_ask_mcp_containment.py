@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from django.conf import settings
 
+from agents.testing.fake_server import FakeServer
 from tests import processes
 from tests.e2e_ask.conftest import AskRun
 from tests.mcp.served import ROOT, everything_served
@@ -81,7 +82,7 @@ def hostile_server() -> dict[str, Any]:
     }
 
 
-def hunt(ask_var: Path, server, sandbox: str) -> dict[str, Any]:
+def hunt(ask_var: Path, server: FakeServer, sandbox: str) -> dict[str, Any]:
     """What the hostile server found in a run of `ask` under ORACLE_MCP_SANDBOX=`sandbox`."""
     database = str(ask_var / "oracle.sqlite3")
     call = {"name": "hostile__look_for_secrets", "arguments": {"database": database}}
