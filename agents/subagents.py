@@ -90,6 +90,9 @@ class Delegation:
             f"    agent_type: One of {', '.join(self.agent_types)}.\n"
             "    task: What the helper should do, with all it needs to know.\n"
         )
+        # A helper started again does no more than the first, unless a call of its may
+        # have acted: that call marks this one begun, and it is not run again (tool_step).
+        delegate.idempotent = True  # type: ignore[attr-defined]
         return Tool.from_function(delegate, name=DELEGATE_TOOL)
 
     async def delegate(self, agent_type: str, task: str) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, TypeVar
 
 from django.contrib.auth.models import User
@@ -144,8 +145,9 @@ def document_tools(user_id: int) -> list[Tool]:
         ]
         return json.dumps({"total": total, "documents": documents}, ensure_ascii=False)
 
+    # They only read: a call a lost worker cut runs again (agents.run.tool_step).
     return [
-        Tool.from_function(search_documents, name="search_documents"),
-        Tool.from_function(read_document, name="read_document"),
-        Tool.from_function(list_documents, name="list_documents"),
+        replace(Tool.from_function(search_documents, name="search_documents"), idempotent=True),
+        replace(Tool.from_function(read_document, name="read_document"), idempotent=True),
+        replace(Tool.from_function(list_documents, name="list_documents"), idempotent=True),
     ]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from contextvars import ContextVar
 from dataclasses import asdict
 from typing import Any
 
@@ -29,6 +30,8 @@ INTERRUPTED_CALL = (
     "Error: this call was cut off when the worker running it was lost. It may or may not "
     "have done what it does: check before calling it again."
 )
+# The calls running here, outermost first: a helper's run (`delegate`) runs inside one.
+RUNNING: ContextVar[tuple[tuple[RunContext, str], ...]] = ContextVar("running", default=())
 
 
 async def run_tools(run: RunContext, calls: list[ToolCallPart], *, announce: bool = True) -> bool:
@@ -43,6 +46,7 @@ async def run_tools(run: RunContext, calls: list[ToolCallPart], *, announce: boo
 
     async def run_one(call: ToolCallPart) -> None:
         context = TOOL_CONTEXT.set(ToolContext(run, call.id))
+        running = RUNNING.set((*RUNNING.get(), (run, call.id)))
         declined = state.approvals.get(call.id) is False
         try:
             if declined:
@@ -52,6 +56,7 @@ async def run_tools(run: RunContext, calls: list[ToolCallPart], *, announce: boo
                     await _begin(run, call)
                     result = await run.deps.tools.run(call.id, call.name, call.arguments)
         finally:
+            RUNNING.reset(running)
             TOOL_CONTEXT.reset(context)
         await _ended(run, call, result, results, not_run="declined" if declined else "")
 
@@ -102,12 +107,12 @@ async def run_tools(run: RunContext, calls: list[ToolCallPart], *, announce: boo
 
 def _kept(run: RunContext, calls: list[ToolCallPart]) -> dict[str, ToolResult]:
     """The results a lost worker left of these calls: those that ended, and an error for
-    each begun and not ended whose tool is not idempotent (it may have acted)."""
+    each marked begun and not ended (it, or a helper's call inside it, may have acted)."""
     state, kept = run.state, {}
     for call in calls:
         if (ended := state.step_results.get(call.id)) is not None:
             kept[call.id] = ToolResult(call.id, call.name, {}, ended["ok"], ended["content"])
-        elif call.id in state.step_started and not _idempotent(run, call):
+        elif call.id in state.step_started:
             kept[call.id] = ToolResult(call.id, call.name, {}, False, INTERRUPTED_CALL)
     return kept
 
@@ -119,12 +124,16 @@ def _idempotent(run: RunContext, call: ToolCallPart) -> bool:
 
 async def _begin(run: RunContext, call: ToolCallPart) -> None:
     """Mark a call begun that may act and may be cut mid-way (a tool that is neither
-    inline nor idempotent), saved before the call goes on."""
+    inline nor idempotent), saved before the call goes on; and so the calls it runs
+    inside (a helper's call marks its `delegate` call: the helper is not started
+    again), the outermost saved first."""
     if run.deps.tools.runs_inline(call.name) or _idempotent(run, call):
         return
-    run.state.step_started.append(call.id)
-    run.tick()
-    await run.checkpoint()
+    for caller, call_id in RUNNING.get():
+        if call_id not in caller.state.step_started:
+            caller.state.step_started.append(call_id)
+            caller.tick()
+            await caller.checkpoint()
 
 
 async def _ended(

@@ -9,13 +9,14 @@ import asyncio
 import contextlib
 from dataclasses import replace
 
-from agents.config import AgentConfig
+from agents.config import AgentConfig, OperatorLimits
 from agents.events import EventCollector
-from agents.loop import RunDeps, answer_approval, resume_run, start_run
+from agents.loop import RunDeps, ToolContext, answer_approval, resume_run, start_run
 from agents.mcp import McpHub
 from agents.mcp_config import parse_mcp_config
 from agents.run.tool_step import INTERRUPTED_CALL
 from agents.state import AgentState, RunStatus
+from agents.subagents import AgentType, Delegation
 from agents.testing.scripted import Call, Reply, ScriptedModel
 from agents.tools import Tool, ToolRegistry
 from agents.tree import DefaultDecisionTree
@@ -177,3 +178,75 @@ def test_an_operators_tool_function_says_it_is_idempotent_by_an_attribute() -> N
 
     assert Tool.from_function(wait).idempotent  # a cut wait runs again
     assert not Tool.from_function(calculator).idempotent  # said nothing: not assumed
+
+
+class Helper:
+    """A parent whose `delegate` starts a researcher; the researcher's one call hangs
+    the first time (the worker is lost in it)."""
+
+    def __init__(self, *, idempotent: bool) -> None:
+        self.desk = Desk()
+        self.idempotent = idempotent
+        self.child_script = [
+            Reply(calls=[Call("ops__slow", {})]),
+            Reply(text="Owls hunt by sound."),
+        ]
+
+    def child_deps(
+        self, kind: AgentType, config: AgentConfig, caps: OperatorLimits, parent: ToolContext
+    ) -> RunDeps:
+        tools = self.desk.tools(slow_idempotent=self.idempotent)
+        slow = replace(tools.get("ops__slow"), needs_approval=False)  # type: ignore[arg-type]
+        return RunDeps(
+            model=ScriptedModel(list(self.child_script)),
+            tree=DefaultDecisionTree(config, caps),
+            tools=ToolRegistry([slow]),
+        )
+
+    def deps(self, model: ScriptedModel) -> RunDeps:
+        delegation = Delegation([AgentType("researcher", "Looks things up.")], self.child_deps)
+        tools = ToolRegistry([delegation.tool()])
+        return RunDeps(model=model, tree=DefaultDecisionTree(AgentConfig()), tools=tools)
+
+    async def lost_in_the_helpers_call(self) -> AgentState:
+        saved: list[str] = []
+
+        async def keep(state: AgentState) -> None:
+            saved.append(state.to_json())
+
+        task = {"agent_type": "researcher", "task": "How do owls hunt?"}
+        model = ScriptedModel([Reply(calls=[Call("delegate", task)])])
+        worker = asyncio.create_task(start_run("Owls?", self.deps(model), on_checkpoint=keep))
+        await asyncio.wait_for(self.desk.slow_started.wait(), 5)
+        lost = AgentState.from_json(saved[-1])
+        worker.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await worker
+        self.desk.hang = False
+        return lost
+
+
+async def test_a_helper_whose_call_may_have_acted_is_not_started_again() -> None:
+    helper = Helper(idempotent=False)
+    lost = await helper.lost_in_the_helpers_call()
+    model = ScriptedModel([Reply(text="The helper was cut off.")])
+
+    result = await resume_run(lost, helper.deps(model))
+
+    assert result.final_text == "The helper was cut off."
+    assert helper.desk.slow_calls == 1  # no second helper made the call again
+    told = [m["content"] for m in model.calls[0].messages if m["role"] == "tool"]
+    assert told == [INTERRUPTED_CALL]
+
+
+async def test_a_helper_that_only_read_is_started_again() -> None:
+    helper = Helper(idempotent=True)
+    lost = await helper.lost_in_the_helpers_call()
+    model = ScriptedModel([Reply(text="They hunt by sound.")])
+
+    result = await resume_run(lost, helper.deps(model))
+
+    assert result.final_text == "They hunt by sound."
+    assert helper.desk.slow_calls == 2  # a fresh helper made its call again
+    told = [m["content"] for m in model.calls[0].messages if m["role"] == "tool"]
+    assert told == ["Owls hunt by sound."]
