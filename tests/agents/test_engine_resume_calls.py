@@ -196,7 +196,9 @@ class Helper:
         self, kind: AgentType, config: AgentConfig, caps: OperatorLimits, parent: ToolContext
     ) -> RunDeps:
         tools = self.desk.tools(slow_idempotent=self.idempotent)
-        slow = replace(tools.get("ops__slow"), needs_approval=False)  # type: ignore[arg-type]
+        slow = tools.get("ops__slow")
+        assert slow is not None
+        slow = replace(slow, needs_approval=False)  # a helper's tools never ask
         return RunDeps(
             model=ScriptedModel(list(self.child_script)),
             tree=DefaultDecisionTree(config, caps),

@@ -37,7 +37,7 @@ async def test_a_call_that_may_act_begins_once_its_mark_is_written(alice: User) 
         stored = await sync_to_async(
             lambda: Run.objects.get(pk=run.pk).state, thread_sensitive=False
         )()
-        seen.append((context.call_id, stored.get("step_started", [])))
+        seen.append((context.call_id, (stored or {}).get("step_started", [])))
         return f"acted on {text}"
 
     tool = Tool.from_schema(
