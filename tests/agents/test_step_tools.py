@@ -108,8 +108,9 @@ async def test_a_call_that_needs_approval_waits_and_nothing_runs():
     assert waits is True
     assert RAN == []
     assert step.state.awaiting_approval == [
-        {"id": "c1", "name": "ops__deploy", "server": "ops", "arguments": {"target": "prod"}}
-    ]
+        {"id": "c1", "name": "ops__deploy", "server": "ops", "grant": None,
+         "arguments": {"target": "prod"}}
+    ]  # fmt: skip
     assert step.events.of_type("tool.result") == []
     assert step.state.round.tool_calls == 0
 

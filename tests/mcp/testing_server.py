@@ -62,6 +62,7 @@ class TestingServer(MCPServer[Any]):
                     name=LONG_NAME,
                     description="A name of 200 characters.",
                     input_schema={"type": "object", "properties": {}},
+                    annotations=READ_ONLY,
                 )
             )
             tools.append(
@@ -69,6 +70,7 @@ class TestingServer(MCPServer[Any]):
                     name="bad_schema",
                     description="Its schema is no schema.",
                     input_schema={"type": "object", "properties": {"x": {"type": 17}}},
+                    annotations=READ_ONLY,
                 )
             )
             tools.append(
@@ -76,6 +78,7 @@ class TestingServer(MCPServer[Any]):
                     name="we ird!",
                     description="Spaces and punctuation.",
                     input_schema={"type": "object", "properties": {}},
+                    annotations=READ_ONLY,
                 )
             )
         return tools
