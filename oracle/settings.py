@@ -148,8 +148,8 @@ CACHES = {
 # --- Celery ------------------------------------------------------------------
 # Agent runs are long and I/O-bound; the worker uses the thread pool (see README).
 # The thread pool cannot kill a task, so the engine enforces each run's time limit
-# itself (at most 600 s plus wind-down); the hard limit below is the backstop for
-# pools that can.
+# itself (at most 600 s plus wind-down); the hard limit (oracle/celery_config.py) is the
+# backstop for pools that can.
 CELERY_BROKER_URL = celery_url(REDIS_URL)
 CELERY_RESULT_BACKEND = celery_url(REDIS_URL)
 # Tasks only hand a run to the process's run host (runs.host) and return at once, so
