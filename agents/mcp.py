@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,7 +34,9 @@ from agents.mcp_consent import Grant, annotations_of, consent, fingerprint
 from agents.mcp_errors import ServerUnavailable as ServerUnavailable
 from agents.mcp_errors import describe_error as describe_error
 from agents.mcp_errors import innermost as innermost
+from agents.mcp_listing import DEFAULT_CAPS as DEFAULT_CAPS
 from agents.mcp_listing import MAX_TOOL_PAGES as MAX_TOOL_PAGES
+from agents.mcp_listing import ListingCaps as ListingCaps
 from agents.mcp_listing import schema_problem as schema_problem
 from agents.mcp_listing import tool_name as tool_name
 from agents.mcp_results import DEFAULT_MAX_RESULT_CHARS as DEFAULT_MAX_RESULT_CHARS
@@ -81,13 +84,25 @@ class McpHub:
         startup_timeout: float = STARTUP_TIMEOUT_SECONDS,
         reserved: frozenset[str] = frozenset(),
         sandbox: Sandbox = NO_SANDBOX,
+        caps: ListingCaps = DEFAULT_CAPS,
     ) -> None:
         self.servers = {
-            config.name: McpServer(config, startup_timeout=startup_timeout, sandbox=sandbox)
+            config.name: McpServer(
+                config, startup_timeout=startup_timeout, sandbox=sandbox, caps=caps
+            )
             for config in servers
         }
         self.max_result_chars = max_result_chars
         self.reserved = reserved  # names other tools have already
+        # Told whenever a server's state changes (the worker publishes it then).
+        self.on_change: Callable[[McpServer], object] | None = None
+        for server in self.servers.values():
+            server.on_change = self._changed
+        self._starting: list[asyncio.Task[None]] = []
+
+    def _changed(self, server: McpServer) -> None:
+        if self.on_change is not None:
+            self.on_change(server)
 
     async def start(self) -> None:
         """Start every enabled server at once (failures are kept on each server, logged)."""
@@ -95,12 +110,34 @@ class McpHub:
             *(self._start(server) for server in self.servers.values() if server.state != "disabled")
         )
 
+    def launch(self) -> None:
+        """Start every enabled server in the background, each in its own task, and return
+        at once: a server is offered the moment it is ready, and a mute one delays no
+        other (its state says "starting" until it answers or its start times out)."""
+        for server in self.servers.values():
+            if server.state != "disabled":
+                self._starting.append(asyncio.get_running_loop().create_task(self._start(server)))
+
     async def _start(self, server: McpServer) -> None:
         with contextlib.suppress(ServerUnavailable):
             await server.connect()
 
+    def starting(self, servers: Collection[str] | None = None) -> list[str]:
+        """The servers (of `servers`, when given) not offered yet because they are still
+        starting: no tools of theirs are known."""
+        return [
+            server.name
+            for server in self.servers.values()
+            if (servers is None or server.name in servers)
+            and server.state in ("starting", "restarting")
+            and not server.usable
+        ]
+
     async def close(self) -> None:
-        """Close every connection."""
+        """Close every connection (a server still starting stops too)."""
+        for task in self._starting:
+            task.cancel()
+        await asyncio.gather(*self._starting, return_exceptions=True)
         await asyncio.gather(*(server.close() for server in self.servers.values()))
 
     def tools(self, *, servers: set[str] | None = None) -> list[McpTool]:

@@ -9,28 +9,33 @@ import contextlib
 import logging
 import math
 import time
-from collections.abc import Callable, Mapping
+from collections import deque
+from collections.abc import Callable, Coroutine, Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agents.mcp_config import McpServerConfig
-from agents.mcp_errors import (
-    CONNECTION_CLOSED,
-    ServerUnavailable,
-    describe_error,
-    error_code,
-    innermost,
-    is_connect_error,
+from agents.mcp_errors import CONNECTION_CLOSED, ServerUnavailable, describe_error
+from agents.mcp_health import (
+    HANG_GRACE_SECONDS,
+    answers,
+    gone_reason,
+    hung_message,
+    hung_reason,
+    lost_message,
+    session_gone,
+    start_error,
+    watch,
 )
-from agents.mcp_listing import list_tools, usable_tools
+from agents.mcp_listing import DEFAULT_CAPS, ListingCaps, list_tools, usable_tools
 from agents.mcp_sandbox import NO_SANDBOX, Sandbox
 from agents.mcp_transport import open_client
 from agents.tools import ToolError
 
 logger = logging.getLogger(__name__)
 
-ServerState = Literal["starting", "ready", "failed", "stopped", "disabled"]
+ServerState = Literal["starting", "ready", "restarting", "failed", "stopped", "disabled"]
 
 STARTUP_TIMEOUT_SECONDS = 30.0
 FIRST_BACKOFF_SECONDS = 1.0
@@ -44,6 +49,7 @@ class McpServer:
     config: McpServerConfig
     startup_timeout: float = STARTUP_TIMEOUT_SECONDS
     sandbox: Sandbox = NO_SANDBOX  # where a stdio server's process runs
+    caps: ListingCaps = DEFAULT_CAPS  # how many of its tools, how big, are offered
     state: ServerState = "stopped"
     error: str = ""  # why it is failed (or last failed)
     listed: list[Any] = field(default_factory=list)  # the server's tools (mcp_types.Tool)
@@ -58,6 +64,18 @@ class McpServer:
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     _failures: int = 0
     _retry_at: float = 0.0
+    # Told each time the state (or its reason) changes: the worker publishes it at once.
+    on_change: Callable[[McpServer], object] | None = None
+    hang_grace: float = HANG_GRACE_SECONDS  # see agents.mcp_health
+    _background: set[asyncio.Task[None]] = field(default_factory=set)  # probes, old owners
+    _hung: deque[Any] = field(default_factory=lambda: deque(maxlen=4))  # clients dropped
+
+    def _set(self, state: ServerState, error: str | None = None) -> None:
+        """Change the state (and its reason, when given), telling `on_change`."""
+        before = (self.state, self.error)
+        self.state, self.error = state, self.error if error is None else error
+        if self.on_change is not None and (state, self.error) != before:
+            self.on_change(self)
 
     def __post_init__(self) -> None:
         if not self.config.enabled:
@@ -84,7 +102,7 @@ class McpServer:
                     f"Oracle tries it again in {wait} s"
                 )
             await self._stop_owner()
-            self.state = "starting"
+            self._set("restarting" if self.state == "restarting" else "starting")
             ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
             self._closing = asyncio.Event()
             self._owner = asyncio.create_task(self._own(ready, self._closing))
@@ -95,53 +113,45 @@ class McpServer:
             except TimeoutError:
                 reason = f"it did not answer within {self.startup_timeout:.0f} s of starting"
             except Exception as error:
-                reason = self._start_error(error)
+                reason = start_error(self.config, self.sandbox, error)
             await self._stop_owner()
             self._failed(reason)
             raise ServerUnavailable(f"the MCP server {self.name!r} is unavailable ({reason})")
 
-    def _start_error(self, error: BaseException) -> str:
-        """Why the server did not start, in words an operator can act on."""
-        inner = innermost(error)
-        if error_code(inner) == CONNECTION_CLOSED:
-            if self.config.transport == "stdio" and self.sandbox.contained:
-                return (
-                    "it exited before answering, in its sandbox (bubblewrap); its error "
-                    "output, bubblewrap's included, is in Oracle's log"
-                )
-            if self.config.transport == "stdio":
-                return "it exited before answering (its error output is in Oracle's log)"
-            return "it closed the connection before answering"
-        if self.config.transport != "stdio" and is_connect_error(inner):
-            return f"nothing answers at {self.config.where} ({describe_error(inner)})"
-        return self.config.without_secrets(describe_error(error))
-
     def _failed(self, reason: str) -> None:
-        self.state, self.error = "failed", reason
+        self._set("failed", reason)
         delay = min(FIRST_BACKOFF_SECONDS * 2**self._failures, MAX_BACKOFF_SECONDS)
         self._failures += 1
         self._retry_at = time.monotonic() + delay
         logger.warning("MCP server %r (%s): %s", self.name, self.config.where, reason)
 
-    def _alive(self) -> bool:
+    def _alive(self, client: Any = None) -> bool:
         # The SDK marks its dispatcher closed when the server's output ends (it exited).
-        session = getattr(self._client, "_session", None)
+        client = self._client if client is None else client
+        session = getattr(client, "_session", None)
         dispatcher = getattr(session, "_dispatcher", None)
-        return self._client is not None and not getattr(dispatcher, "_closed", False)
+        return client is not None and not getattr(dispatcher, "_closed", False)
 
     async def _own(self, ready: asyncio.Future[None], closing: asyncio.Event) -> None:
         """The one task that enters and leaves the SDK's client (its task groups require it)."""
+        client = None
         try:
             async with AsyncExitStack() as stack:
                 opened = await open_client(self.config, stack, self.sandbox)
                 client = await stack.enter_async_context(opened)
-                listed = await list_tools(client)
-                self._client, self.listed = client, listed
+                listed = await list_tools(client, self.caps)
+                self._client, self.listed = client, listed.tools
                 # Checked once a connection, not for every run that offers them.
-                self.usable, self.problems = usable_tools(listed)
-                self.state, self.error, self._failures = "ready", "", 0
+                self.usable, self.problems = usable_tools(listed, self.caps)
+                for problem in self.problems:
+                    logger.warning("MCP server %r: %s", self.name, problem)
+                self._failures = 0
+                self._set("ready", "")
                 ready.set_result(None)
-                await closing.wait()
+                await watch(lambda: self._alive(client), closing)
+                if not closing.is_set() and self._client is client:  # it went away by itself
+                    self._client = None
+                    self._set("stopped", gone_reason(self.config))
         except asyncio.CancelledError:
             if not ready.done():
                 ready.cancel()
@@ -153,29 +163,36 @@ class McpServer:
                 why = self.config.without_secrets(describe_error(error))
                 logger.warning("MCP server %r stopped: %s", self.name, why)
         finally:
-            self._client = None
-            if self.state == "ready":
-                self.state = "stopped"
+            if client is not None and self._client is client:  # not a newer owner's
+                self._client = None
+                if self.state == "ready":
+                    self._set("stopped")
 
     async def _stop_owner(self) -> None:
         owner, self._owner = self._owner, None
-        if owner is None:
-            return
-        if self._closing is not None:
-            self._closing.set()
-        with contextlib.suppress(BaseException):
-            await asyncio.wait_for(asyncio.shield(owner), 5.0)
-        if not owner.done():
-            owner.cancel()
-            with contextlib.suppress(BaseException):
-                await asyncio.wait_for(owner, 5.0)
+        if owner is not None and self._closing is not None:
+            await _end(owner, self._closing)
+
+    def _drop_owner(self) -> None:
+        """End the owner in the background: a hung process takes seconds to kill."""
+        owner, self._owner = self._owner, None
+        if owner is not None and self._closing is not None:
+            self._in_background(_end(owner, self._closing))
+
+    def _in_background(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     async def close(self) -> None:
         """Close the connection (a stdio server's process ends)."""
+        for task in list(self._background):
+            task.cancel()
         async with self._lock:
             await self._stop_owner()
             if self.state != "disabled":
-                self.state = "stopped"
+                self._set("stopped", "")
+        await asyncio.gather(*self._background, return_exceptions=True)
 
     async def call(
         self,
@@ -184,7 +201,8 @@ class McpServer:
         *,
         on_progress: Callable[[float, float | None, str | None], Any] | None = None,
     ) -> Any:
-        """Call the server's tool; the SDK's `CallToolResult`, or a `ToolError` saying why not."""
+        """Call the server's tool; the SDK's `CallToolResult`, or a `ToolError` saying why not.
+        A call cut short is followed by a probe: a hung server is restarted (mcp_health)."""
         from mcp.shared.exceptions import MCPError
 
         await self.connect()
@@ -197,49 +215,50 @@ class McpServer:
                     tool, dict(arguments), progress_callback=_progress(on_progress)
                 )
         except TimeoutError:
+            self._in_background(self._probe(client))
             raise ToolError(
                 f"the MCP server {self.name!r} did not answer within {timeout:g} s "
                 "(its timeout_seconds); the call was cancelled"
             ) from None
+        except asyncio.CancelledError:
+            self._in_background(self._probe(client))
+            raise
         except MCPError as error:
-            if error.code == CONNECTION_CLOSED or await self._session_gone(client):
+            if client in self._hung:
+                raise ToolError(hung_message(self.config)) from None
+            if error.code == CONNECTION_CLOSED or await session_gone(self.config, client):
                 await self._lost(client)
-                raise ToolError(self._lost_message()) from None
+                raise ToolError(lost_message(self.config)) from None
             raise ToolError(f"the MCP server {self.name!r} refused the call: {error}") from None
         except Exception as error:
+            if client in self._hung:
+                raise ToolError(hung_message(self.config)) from None
             if not self._alive():
                 await self._lost(client)
             why = self.config.without_secrets(describe_error(error))
             raise ToolError(f"the MCP server {self.name!r} failed: {why}") from None
 
-    def _lost_message(self) -> str:
-        if self.config.transport == "stdio":
-            return (
-                f"the MCP server {self.name!r} stopped during the call; Oracle starts it "
-                "again for the next one"
-            )
-        return (
-            f"the MCP server {self.name!r} lost the connection (it may have restarted); "
-            "Oracle connects again for the next call"
-        )
+    async def _probe(self, client: Any) -> None:
+        """After a cut call: restart the server when it answers nothing within the grace."""
+        answered = await answers(client, self.hang_grace)
+        if answered is None:
+            await self._lost(client)
+        elif not answered:
+            await self._restart(client)
 
-    async def _session_gone(self, client: Any) -> bool:
-        """Whether a remote server refuses the session itself, not just one call: one
-        that restarted has forgotten it and answers every request of it with an error
-        (404), so the connection must be made again. Asking for its tools tells which
-        (not a ping: the protocol's newest version has none)."""
-        if self.config.transport == "stdio":
-            return False  # a stdio session ends only with its process (CONNECTION_CLOSED)
-        from mcp.shared.exceptions import MCPError
-
-        try:
-            async with asyncio.timeout(min(5.0, self.config.timeout_seconds)):
-                await client.list_tools(cache_mode="bypass")
-        except (MCPError, OSError):
-            return True
-        except Exception:  # no answer in time: a busy server, not a lost one
-            return False
-        return False
+    async def _restart(self, client: Any) -> None:
+        """Drop the hung connection `client` (its calls fail at once), start a new one."""
+        async with self._lock:
+            if self._client is not client or client is None:
+                return  # dropped already, or a new connection made since
+            self._hung.append(client)
+            self._client = None
+            reason = hung_reason(self.config, self.hang_grace)
+            logger.warning("MCP server %r (%s): %s", self.name, self.config.where, reason)
+            self._set("restarting", reason)
+            self._drop_owner()
+        with contextlib.suppress(ServerUnavailable):
+            await self.connect()
 
     @property
     def connected(self) -> bool:
@@ -252,7 +271,18 @@ class McpServer:
         async with self._lock:
             if self._client is client and client is not None:
                 await self._stop_owner()
-                self.state = "stopped"
+                self._set("stopped")
+
+
+async def _end(owner: asyncio.Task[None], closing: asyncio.Event) -> None:
+    """Ask an owner to leave its client (the process ends), cancelling it if it won't."""
+    closing.set()
+    with contextlib.suppress(BaseException):
+        await asyncio.wait_for(asyncio.shield(owner), 5.0)
+    if not owner.done():
+        owner.cancel()
+        with contextlib.suppress(BaseException):
+            await asyncio.wait_for(owner, 5.0)
 
 
 def _progress(

@@ -20,6 +20,7 @@ from agents.reason_labels import REASON_LABELS as REASON_LABELS
 from agents.reason_labels import STAFF_REASON_LABELS as STAFF_REASON_LABELS
 from agents.reason_labels import reason_label as reason_label
 from agents.state import LimitHit, Metric, ProviderFailure, TerminationReason
+from agents.tools_share import advice, because
 
 VIOLATION_MESSAGE = "I used all available tool calls before I could finish."
 
@@ -145,7 +146,7 @@ def stop_explanation(
     if hit.projected:
         return (
             f"Stopped: the next model call would pass the {limit_name(hit.metric)} "
-            f"({figures(hit.metric, hit.value, hit.limit)} used)."
+            f"({figures(hit.metric, hit.value, hit.limit)} used){because(hit)}."
         )
     what = f"the {limit_name(hit.metric)} ({figures(hit.metric, hit.value, hit.limit)})"
     if reason is TerminationReason.TURN_BUDGET_EXHAUSTED:
@@ -220,7 +221,7 @@ def stop_notice(
         return f"{reached}; {note}." if note else f"{reached}."
     base = stop_explanation(reason, hit).removeprefix("Stopped: ")
     base = base[0].upper() + base[1:]
-    return f"{base} Press Continue to give the Oracle another round."
+    return f"{base} {advice(hit) or 'Press Continue to give the Oracle another round.'}"
 
 
 def _counted(reason: TerminationReason, hit: LimitHit) -> str:

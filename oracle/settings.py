@@ -21,6 +21,7 @@ from oracle import content_security
 from oracle.celery_config import *  # noqa: F403 (Celery's fixed settings)
 from oracle.connections import celery_url, database, redis_url
 from oracle.logs import logging_config
+from oracle.mcp_caps import mcp_caps
 from oracle.model_windows import model_windows
 from oracle.operator_limits import call_bounds, hard_limits
 from oracle.pause_expiry import pause_expiry
@@ -177,10 +178,10 @@ ORACLE_MODEL_WINDOWS = model_windows(env.dict("ORACLE_MODEL_WINDOWS", default={}
 # Extra tools the Oracle may use besides the built-in ones: dotted paths of typed Python
 # functions (the docstring describes the tool to the model), e.g. "mypkg.tools.lookup".
 ORACLE_TOOLS = env.list("ORACLE_TOOLS", default=[])
-# Tools from MCP servers: a JSON file in the common `mcpServers` shape (README, "Tools
-# from MCP servers"); "" for none. A result longer than ORACLE_TOOL_RESULT_MAX_CHARS is
-# cut, with a note to the model.
+# Tools from MCP servers: a JSON file in the common `mcpServers` shape (README, "Tools from
+# MCP servers"); "" for none. A result over ORACLE_TOOL_RESULT_MAX_CHARS is cut, noted.
 ORACLE_MCP_SERVERS = env.str("ORACLE_MCP_SERVERS", default="")
+ORACLE_MCP_MAX_TOOLS_PER_SERVER, ORACLE_MCP_MAX_SCHEMA_BYTES = mcp_caps(env)  # oracle/mcp_caps.py
 # Stdio servers run in bubblewrap: "auto" where it works, "bwrap" (required), "none".
 ORACLE_MCP_SANDBOX = env.str("ORACLE_MCP_SANDBOX", default="auto")
 ORACLE_TOOL_RESULT_MAX_CHARS = env.int("ORACLE_TOOL_RESULT_MAX_CHARS", default=100_000)

@@ -16,7 +16,7 @@ from functools import cache
 
 from django.conf import settings
 
-from agents.mcp import NO_SANDBOX, McpHub, McpTool
+from agents.mcp import NO_SANDBOX, ListingCaps, McpHub, McpTool
 from agents.mcp_config import McpConfig, load_mcp_config
 from toolbox.sandbox import configured_sandbox
 
@@ -48,6 +48,9 @@ def new_hub(only: Collection[str] | None = None) -> McpHub:
         max_result_chars=settings.ORACLE_TOOL_RESULT_MAX_CHARS,
         reserved=frozenset(builtin_names()),
         sandbox=configured_sandbox()[0] if started else NO_SANDBOX,
+        caps=ListingCaps(
+            settings.ORACLE_MCP_MAX_TOOLS_PER_SERVER, settings.ORACLE_MCP_MAX_SCHEMA_BYTES
+        ),
     )
 
 
@@ -121,6 +124,7 @@ def record_status(rows: list[dict[str, object]], tools: list[McpTool]) -> None:
                         "name": tool.name,
                         "tool": tool.tool,
                         "description": tool.description,
+                        "parameters": tool.input_schema,  # its share of each call's tokens
                         "approval": tool.needs_approval,
                         "why": tool.why,
                         "annotations": tool.annotations,

@@ -9,7 +9,6 @@ the one waiter on the cancel token.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -20,6 +19,7 @@ from agents.events import Event, EventSink
 from agents.model import Message
 from agents.run.deps import Headroom, RunDeps
 from agents.state import AgentState
+from agents.tools_share import schemas_tokens
 
 # Before the first call there is no completion to learn from; assume a short answer.
 FIRST_COMPLETION_ESTIMATE = 256
@@ -52,11 +52,7 @@ class RunContext:
         # each iteration costs the same however long the history grows.
         self.context_tokens = 0
         self.counted_messages = 0
-        self.tools_tokens = (
-            self.model.count_tokens([{"role": "system", "content": json.dumps(schemas)}])
-            if (schemas := deps.tools.schemas)
-            else 0
-        )
+        self.tools_tokens = schemas_tokens(self.model.count_tokens, deps.tools.schemas)
         # Tokens of each history message as sent, by identity (the entry holds the
         # message, so its id is not reused while it is there): counted once a run.
         self.token_counts: dict[int, tuple[Message, int]] = {}

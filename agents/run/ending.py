@@ -14,6 +14,7 @@ from agents.instructions import instructions_in
 from agents.model import Message
 from agents.run.context import RunContext
 from agents.state import AgentState, FailureClass, RunStatus, TerminationReason
+from agents.tools_share import tools_cause
 
 
 async def finish(run: RunContext, reason: TerminationReason) -> None:
@@ -23,6 +24,11 @@ async def finish(run: RunContext, reason: TerminationReason) -> None:
     state.status = RunStatus.FINISHED
     state.termination_reason = reason
     state.failure_class = failure_class(reason, state)
+    hit = state.limit_hit
+    if hit is not None and not hit.detail:  # the tools' share, when it is the cause
+        count = len(run.deps.tools.schemas)
+        prompt, tools = state.estimated_prompt_tokens, run.tools_tokens
+        hit.detail = tools_cause(hit, prompt=prompt, tools_tokens=tools, count=count)
     state.final_text = wording.final_message(
         reason,
         state.limit_hit,

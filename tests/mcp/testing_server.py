@@ -1,7 +1,8 @@
 """An MCP server written for Oracle's tests: slow, failing, enormous and hostile tools.
 
 Run it with
-`python -m tests.mcp.testing_server [--http PORT] [--hostile] [--exit-at-once] [--tag WORD]`.
+`python -m tests.mcp.testing_server [--http PORT] [--hostile] [--exit-at-once] [--tag WORD]
+[--many-tools N] [--big-schema BYTES]`.
 It is built on the official SDK (`MCPServer`), like the servers people install.
 """
 
@@ -14,6 +15,7 @@ import json
 import os
 import struct
 import sys
+import time
 import zlib
 from typing import Any
 
@@ -53,9 +55,14 @@ class TestingServer(MCPServer[Any]):
     """The SDK's server, whose listing may add tools no client should trust."""
 
     hostile = False
+    many_tools = 0  # extra tools listed after the real ones (--many-tools)
+    big_schema = 0  # bytes of one more tool's schema, listed before them (--big-schema)
 
     async def list_tools(self) -> list[ListedTool]:
         tools = await super().list_tools()
+        if self.big_schema:
+            tools.append(big_tool(self.big_schema))
+        tools.extend(extra_tool(number) for number in range(self.many_tools))
         if self.hostile:
             tools.append(
                 ListedTool(
@@ -82,6 +89,35 @@ class TestingServer(MCPServer[Any]):
                 )
             )
         return tools
+
+
+def big_tool(size: int) -> ListedTool:
+    """A tool whose input schema is about `size` bytes of JSON (one long description)."""
+    field = {"type": "string", "description": "x" * size}
+    return ListedTool(
+        name="big",
+        description="A tool with an enormous schema.",
+        input_schema={"type": "object", "properties": {"text": field}},
+        annotations=READ_ONLY,
+    )
+
+
+def extra_tool(number: int) -> ListedTool:
+    """One of --many-tools: a plausible tool of about 400 bytes, never meant to be called."""
+    fields = ("query", "limit", "cursor", "region")
+    return ListedTool(
+        name=f"extra_{number:04d}",
+        description=f"Extra tool number {number}: looks things up in collection {number}.",
+        input_schema={
+            "type": "object",
+            "properties": {
+                name: {"type": "string", "description": f"The {name} of the lookup."}
+                for name in fields
+            },
+            "required": ["query"],
+        },
+        annotations=READ_ONLY,
+    )
 
 
 server = TestingServer("oracle-testing")
@@ -111,6 +147,14 @@ async def sleep(seconds: float, ctx: Context) -> str:
             _note_cancelled(marker)  # at once: a cancelled scope would cancel an await
         raise
     return f"slept {seconds} s"
+
+
+@server.tool(annotations=READ_ONLY)
+async def block(seconds: float) -> str:
+    """Block this whole server for some seconds: it answers nothing meanwhile, a cancel
+    of this call included (a hung server)."""
+    time.sleep(seconds)  # noqa: ASYNC251 (in the event loop, on purpose)
+    return f"blocked {seconds} s"
 
 
 def _note_cancelled(marker: str) -> None:
@@ -191,11 +235,16 @@ def main() -> None:
         help="also offer a tool of this name that acts (no read-only mark): it appends its "
         "text to the file $ORACLE_TEST_MARK_FILE",
     )
+    parser.add_argument("--many-tools", type=int, default=0, help="also list this many tools")
+    parser.add_argument(
+        "--big-schema", type=int, default=0, help="also list a tool whose schema is this many bytes"
+    )
     options = parser.parse_args()
     if options.exit_at_once:
         print("testing server: exiting at once", file=sys.stderr)
         sys.exit(1)
     server.hostile = options.hostile
+    server.many_tools, server.big_schema = options.many_tools, options.big_schema
     if options.marking_tool:
         server.add_tool(mark, name=options.marking_tool)
     if options.http:
