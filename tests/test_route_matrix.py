@@ -87,7 +87,9 @@ ROUTES: dict[str, Route] = {
     # tools
     "tools": Route(("GET",)),
     "tools-server-switch": Route(("POST",), example="time"),
+    "tools-grant-revoke": Route(("POST",)),
     "api-tools": Route(("GET",)),
+    "api-tools-grant-revoke": Route(("POST",)),
     # knowledge
     "documents": Route(("GET", "POST")),
     "document-list": Route(("GET",)),
@@ -193,7 +195,7 @@ BODIES: dict[str, dict[str, Any]] = {
     "dashboard-recommendation-apply": {"agent_type": "default", "max_iterations": "5"},
 }  # fmt: skip
 JSON_BODIES = {"api-conversations", "api-conversation", "api-conversation-messages",
-               "api-settings"}  # fmt: skip
+               "api-settings", "api-tools-grant-revoke"}  # fmt: skip
 
 
 def send(client: Client, method: str, url: str, name: str, **headers: str) -> Any:

@@ -24,6 +24,8 @@ def tool_list(request: AuthenticatedHttpRequest) -> HttpResponse:
 @api_endpoint("POST")
 def grant_revoke(request: AuthenticatedHttpRequest) -> HttpResponse:
     """`{"conversation", "server", "tool"}`: the tool asks again in that conversation."""
+    if request.content_type != "application/json":
+        return error(400, "Send a JSON object (Content-Type: application/json), not a form.")
     try:
         data = json.loads(request.body or b"{}")
     except (ValueError, UnicodeDecodeError, RecursionError):

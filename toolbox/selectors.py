@@ -33,6 +33,7 @@ def servers(*, user: Any) -> list[dict[str, Any]]:
     rows = []
     for config in configured().servers:
         status = found.get(config.name)
+        listed = status.tools if status else []
         rows.append(
             {
                 "name": config.name,
@@ -42,7 +43,7 @@ def servers(*, user: Any) -> list[dict[str, Any]]:
                 "state": _state(config, status.state if status else None),
                 "error": config.without_secrets(status.error) if status else "",
                 "problems": status.problems if status else [],
-                "tools": status.tools if status else [],
+                "tools": [tool | {"marks": _marks(tool)} for tool in listed],
                 "approval": config.approval,
                 "approve_tools": sorted(config.approve_tools),
                 "timeout_seconds": config.timeout_seconds,
@@ -73,6 +74,16 @@ def _shown_where(config: McpServerConfig) -> str:
     if config.transport == "stdio":
         return Path(config.command).name
     return shown_url(config.url)
+
+
+# The annotations a server gives its tools, as the Tools page words them (those set true).
+MARKS = {"readOnlyHint": "read-only", "destructiveHint": "destructive",
+         "idempotentHint": "idempotent", "openWorldHint": "open world"}  # fmt: skip
+
+
+def _marks(tool: dict[str, Any]) -> list[str]:
+    given = tool.get("annotations") or {}
+    return [word for hint, word in MARKS.items() if given.get(hint) is True]
 
 
 def _asks(config: McpServerConfig) -> str:

@@ -5,6 +5,7 @@ and the Tools page where they switch a server off for their runs."""
 from __future__ import annotations
 
 import itertools
+import re
 from pathlib import Path
 from typing import Any
 
@@ -88,7 +89,7 @@ def test_approve_in_the_chat_runs_the_call_even_after_a_reload(
 
 
 def test_deny_tells_the_oracle_and_always_allow_stops_the_asking(
-    page: Any, ready: OracleStack, fake_provider: FakeServer
+    page: Any, ready: OracleStack, fake_provider: FakeServer, tmp_path: Path
 ) -> None:
     fake_provider.set_script(
         [call("testing__echo", {"text": "delete all"}), {"text": ["As you wish."]}]
@@ -114,6 +115,21 @@ def test_deny_tells_the_oracle_and_always_allow_stops_the_asking(
     page.wait_for_selector(".msg-assistant >> text=Said two.")  # no asking this time
     expect(page.locator(".approval")).to_have_count(0)
     expect(page.locator(".tool-step", has_text="testing__echo")).to_have_count(3)
+
+    # The grant is on the Tools page; revoked there, the tool asks again.
+    conversation = page.url
+    page.goto(f"{ready.url}/tools/")
+    grant = page.locator("#grants li", has_text="echo")
+    expect(grant).to_contain_text("Delete it all")  # the conversation it was given in
+    for folder, look in each_look(page, tmp_path):
+        page.locator("#grants-title").scroll_into_view_if_needed()
+        page.screenshot(path=str(folder / f"tools-grants-{look}.png"))
+    grant.locator("button", has_text="Revoke").click()
+    expect(page.locator("#grants")).to_contain_text("You have not let any tool act")
+    page.goto(conversation)
+    fake_provider.set_script([call("testing__echo", {"text": "three"}), {"text": ["Said three."]}])
+    ask(page, "Say three")
+    page.wait_for_selector(APPROVE)
 
 
 def test_a_slow_tool_shows_its_progress_and_a_picture_shows_in_its_step(
@@ -207,4 +223,5 @@ def test_the_tools_page_lists_the_servers_and_switches_one_off_for_my_runs(
     page.wait_for_selector(".msg-assistant >> text=No tools of that server.")
     offered = {tool["function"]["name"] for tool in fake_provider.requests[-1].get("tools", [])}
     assert "time__get_current_time" in offered
-    assert not any(name.startswith("testing__") for name in offered)
+    # (`testing___…` are the tools of the server `testing_`, still used.)
+    assert not any(re.match(r"testing__[^_]", name) for name in offered)

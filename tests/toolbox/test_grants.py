@@ -136,3 +136,15 @@ def test_the_recorded_tools_carry_what_a_grant_is_bound_to(db):
         "its server marks it destructive",
         {"destructiveHint": True},
     )
+
+
+def test_a_form_sent_to_the_revoke_api_is_a_json_error(granted, alice, client):
+    client = logged_in(client, alice)
+
+    fields = {"conversation": str(granted.pk), "server": "files", "tool": "delete"}
+    answer = client.post("/api/tools/grants/revoke/", fields)
+
+    assert answer.status_code == 400
+    assert "JSON object" in answer.json()["error"]
+    granted.refresh_from_db()
+    assert granted.tool_grants == [GRANT, CHANGED]
