@@ -17,6 +17,7 @@ from settings_ui import selectors
 from settings_ui.forms import LIMIT_ACTION_SENTENCES, AgentConfigForm
 from settings_ui.policy import effective_model, operator_limits, server_default_model
 from settings_ui.services import agent_config_for, agent_config_reset, agent_config_update
+from settings_ui.tools_share import share_sentence, tools_share
 
 # A new token's secret, kept in the session from its creation to the next page (POST,
 # redirect, GET) and no longer: a reload shows it no more, and creates nothing.
@@ -51,6 +52,9 @@ def _page(
         "default_model": server_default_model(),
         "hard_caps": operator_limits(),
         "tokens": selectors.api_token_list(user=request.user),
+        "tools_share": share_sentence(
+            tools_share(user=request.user, config=form.config), form.config.token_budget
+        ),
         **extra,
     }
     return render(request, "settings_ui/settings.html", context, status=status)
