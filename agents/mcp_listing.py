@@ -59,7 +59,8 @@ def usable_tools(
     """The listed tools a model can be offered, and why each other one is left out:
     a schema a provider would refuse, one over the size cap, any past the count cap."""
     listing = listed if isinstance(listed, Listing) else Listing(list(listed))
-    usable, problems = [], []
+    usable: list[Any] = []
+    problems: list[str] = []
     cut = listing.more
     for tool in listing.tools:
         if len(usable) == caps.max_tools:
