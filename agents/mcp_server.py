@@ -185,9 +185,7 @@ class McpServer:
         task.add_done_callback(self._background.discard)
 
     async def close(self) -> None:
-        """Close the connection (a stdio server's process ends)."""
-        for task in list(self._background):
-            task.cancel()
+        """Close the connection (a stdio server's process ends, a hung one's too)."""
         async with self._lock:
             await self._stop_owner()
             if self.state != "disabled":
@@ -257,8 +255,9 @@ class McpServer:
             logger.warning("MCP server %r (%s): %s", self.name, self.config.where, reason)
             self._set("restarting", reason)
             self._drop_owner()
-        with contextlib.suppress(ServerUnavailable):
-            await self.connect()
+        if self.state == "restarting":  # not closed meanwhile
+            with contextlib.suppress(ServerUnavailable):
+                await self.connect()
 
     @property
     def connected(self) -> bool:

@@ -44,6 +44,17 @@ def live_worker_count(client: redis.Redis) -> int:
     return sum(1 for _ in client.scan_iter(match=f"{KEY_PREFIX}*", count=100))
 
 
+def live_workers(client: redis.Redis) -> set[str]:
+    """The names of the workers with a fresh heartbeat."""
+    keys = client.scan_iter(match=f"{KEY_PREFIX}*", count=100)
+    return {(key.decode() if isinstance(key, bytes) else key)[len(KEY_PREFIX) :] for key in keys}
+
+
+def worker_name() -> str:
+    """This worker's name, as its heartbeat gives it ("" in a process that is no worker)."""
+    return _hostname or ""
+
+
 def _beat(hostname: str) -> None:
     client = redis_client()
     while not _stop.is_set():

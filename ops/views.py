@@ -76,7 +76,11 @@ def healthz(request: HttpRequest) -> JsonResponse:
         # Each MCP server's state as a worker last found it (the reasons are on the Tools
         # page and in the worker's log, not on this public page). A failed one is not a
         # failure of Oracle: runs go on without its tools.
-        from toolbox.selectors import server_states
+        # With several workers, "ready" only when every live one has it ready, else the
+        # worst; each worker's own state under mcp_workers, for the servers they disagree on.
+        from toolbox.selectors import server_states, worker_states
 
         body["mcp_servers"] = server_states()
+        if disagree := worker_states():
+            body["mcp_workers"] = disagree
     return JsonResponse(body, status=503 if failing else 200)

@@ -98,7 +98,7 @@ async def drive(
     """Run the engine for the job's action, recording as it goes. `stop_asked` reads
     whether a Stop came since the run was queued, as late as can be before the engine
     takes up a run that waited (`GOING_ON`): then nothing it waited for runs."""
-    from toolbox.hub import process_hub, publish
+    from toolbox.hub import process_hub, publish, starting_notice, with_notice
 
     conversation = job.run.conversation
     skill = skill_named(conversation.skill)
@@ -122,14 +122,18 @@ async def drive(
     if job.action in GOING_ON and stop_asked is not None and await stop_asked():
         job.action = stopped_before_going_on(job.action, job.state, cancel)
     try:
-        return await _drive(job, deps, recorder, cancel)
+        # The servers still starting serve the next run; this one says it goes without them.
+        noting = with_notice(recorder, starting_notice(hub, job.mcp_servers))
+        return await _drive(job, deps, recorder, cancel, noting)
     finally:
         if hub is not None:
             await publish(hub)  # a server that died or came back shows on the Tools page
 
 
-async def _drive(job: Job, deps: RunDeps, recorder: RunRecorder, cancel: CancelToken) -> RunResult:
-    hooks: _Hooks = {"on_event": recorder, "cancel": cancel, "on_checkpoint": recorder.checkpoint}
+async def _drive(
+    job: Job, deps: RunDeps, recorder: RunRecorder, cancel: CancelToken, on_event: EventSink
+) -> RunResult:
+    hooks: _Hooks = {"on_event": on_event, "cancel": cancel, "on_checkpoint": recorder.checkpoint}
     if job.action == "start":
         return await start_run(
             job.question, deps, history=job.history, run_id=str(job.run.pk),
@@ -144,7 +148,7 @@ async def _drive(job: Job, deps: RunDeps, recorder: RunRecorder, cancel: CancelT
         return await answer_approval(job.state, deps, **hooks)
     if job.action in ("stop", "expire"):  # expire: it waited on the user too long
         return await stop_paused_run(
-            job.state, deps, on_event=recorder, expired=job.action == "expire"
+            job.state, deps, on_event=on_event, expired=job.action == "expire"
         )
     raise ValueError(f"unknown run action {job.action!r}")
 

@@ -7,11 +7,14 @@ from django.db import models
 
 
 class McpServerStatus(models.Model):
-    """A server as the last worker to reach it found it: its state and its tools
-    ({"name", "tool", "description", "approval", "why", "annotations", "grant"}).
-    Pages and the API read it here: the web process starts no MCP server of its own."""
+    """A server as one worker found it: its state and its tools ({"name", "tool",
+    "description", "approval", "why", "annotations", "grant"}). Each worker runs its own
+    servers, so each writes its own row of each (`worker`: its Celery name; "" for a
+    process that is no worker); the rows of a worker whose heartbeat stopped are left out
+    and deleted. Pages and the API read them here: the web process starts no MCP server."""
 
-    name = models.CharField(max_length=32, primary_key=True)
+    worker = models.CharField(max_length=200, blank=True, default="")
+    name = models.CharField(max_length=32)
     transport = models.CharField(max_length=8)
     state = models.CharField(max_length=16)
     error = models.TextField(blank=True)
@@ -20,10 +23,13 @@ class McpServerStatus(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        ordering = ["name"]
+        ordering = ["name", "worker"]
+        constraints = [
+            models.UniqueConstraint(fields=["worker", "name"], name="one_status_a_worker_a_server")
+        ]
 
     def __str__(self) -> str:
-        return f"MCP server {self.name} ({self.state})"
+        return f"MCP server {self.name} ({self.state}) on {self.worker or 'this process'}"
 
 
 class ToolPreferences(models.Model):

@@ -10,7 +10,8 @@ from django.conf import settings
 from agents.mcp_config import McpServerConfig, shown_url
 from runs.tools import run_tools
 from toolbox.hub import configured
-from toolbox.models import McpServerStatus, ToolPreferences
+from toolbox.models import ToolPreferences
+from toolbox.states import disagreeing, live_rows, one_state
 
 
 def disabled_servers(*, user: Any) -> set[str]:
@@ -26,21 +27,26 @@ def servers_enabled_for(*, user: Any) -> list[str]:
 
 
 def servers(*, user: Any) -> list[dict[str, Any]]:
-    """Every configured server: its state as a worker last found it, its tools, and
-    whether `user`'s runs use it."""
-    found = {row.name: row for row in McpServerStatus.objects.all()}
+    """Every configured server: its state as the live workers found it (each worker's,
+    in `workers`, when they disagree), its tools, and whether `user`'s runs use it."""
+    found = live_rows()
     off = disabled_servers(user=user)
     rows = []
     for config in configured().servers:
-        status = found.get(config.name)
-        listed = status.tools if status else []
+        recorded = found.get(config.name, [])
+        state = one_state(recorded) if recorded else None
+        # Its tools as a worker that has it ready lists them; its error as the worst says.
+        status = next((row for row in recorded if row.state == state), None)
+        ready = next((row for row in recorded if row.state == "ready"), status)
+        listed = ready.tools if ready else []
         rows.append(
             {
                 "name": config.name,
                 "transport": config.transport,
                 "where": _shown_where(config),
                 "asks": _asks(config),
-                "state": _state(config, status.state if status else None),
+                "state": _state(config, state),
+                "workers": disagreeing(recorded) if config.enabled else {},
                 "error": config.without_secrets(status.error) if status else "",
                 "problems": status.problems if status else [],
                 "tools": [tool | {"marks": _marks(tool)} for tool in listed],
@@ -55,9 +61,23 @@ def servers(*, user: Any) -> list[dict[str, Any]]:
 
 
 def server_states() -> dict[str, str]:
-    """Each configured server's state, for `/healthz`."""
-    found = dict(McpServerStatus.objects.values_list("name", "state"))
-    return {config.name: _state(config, found.get(config.name)) for config in configured().servers}
+    """Each configured server's state over the live workers, for `/healthz`: "ready" when
+    every one has it ready, else the worst any has (`toolbox.states`)."""
+    found = live_rows()
+    return {
+        config.name: _state(config, one_state(found[config.name]) if config.name in found else None)
+        for config in configured().servers
+    }
+
+
+def worker_states() -> dict[str, dict[str, str]]:
+    """Each worker's state of the servers the live workers disagree on, for `/healthz`."""
+    found = live_rows()
+    return {
+        config.name: disagreeing(found[config.name])
+        for config in configured().servers
+        if config.enabled and disagreeing(found.get(config.name, []))
+    }
 
 
 def _state(config: McpServerConfig, recorded: str | None) -> str:
