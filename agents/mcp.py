@@ -34,11 +34,13 @@ from agents.mcp_consent import Grant, annotations_of, consent, fingerprint
 from agents.mcp_errors import ServerUnavailable as ServerUnavailable
 from agents.mcp_errors import describe_error as describe_error
 from agents.mcp_errors import innermost as innermost
+from agents.mcp_lines import DEFAULT_MAX_RESULT_BYTES as DEFAULT_MAX_RESULT_BYTES
 from agents.mcp_listing import DEFAULT_CAPS as DEFAULT_CAPS
 from agents.mcp_listing import MAX_TOOL_PAGES as MAX_TOOL_PAGES
 from agents.mcp_listing import ListingCaps as ListingCaps
 from agents.mcp_listing import schema_problem as schema_problem
 from agents.mcp_listing import tool_name as tool_name
+from agents.mcp_progress import CoalescedProgress
 from agents.mcp_results import DEFAULT_MAX_RESULT_CHARS as DEFAULT_MAX_RESULT_CHARS
 from agents.mcp_results import MAX_IMAGE_BYTES as MAX_IMAGE_BYTES
 from agents.mcp_results import tool_output as tool_output
@@ -85,10 +87,15 @@ class McpHub:
         reserved: frozenset[str] = frozenset(),
         sandbox: Sandbox = NO_SANDBOX,
         caps: ListingCaps = DEFAULT_CAPS,
+        max_result_bytes: int = DEFAULT_MAX_RESULT_BYTES,
     ) -> None:
         self.servers = {
             config.name: McpServer(
-                config, startup_timeout=startup_timeout, sandbox=sandbox, caps=caps
+                config,
+                startup_timeout=startup_timeout,
+                sandbox=sandbox,
+                caps=caps,
+                max_result_bytes=max_result_bytes,
             )
             for config in servers
         }
@@ -196,13 +203,14 @@ class McpHub:
             from agents.run.deps import tool_context
 
             context = tool_context()
-            report = None
+            report, run_images = None, None
             if context is not None:
                 if limits:
                     count_call(context.extension("mcp_calls"), offered, limits)
                 call_id = context.call_id
+                run_images = context.extension("mcp_images")  # a run's images, counted
 
-                async def report(progress: float, total: float | None, message: str | None) -> None:
+                async def emit(progress: float, total: float | None, message: str | None) -> None:
                     await context.emit(
                         "tool.progress",
                         id=call_id,
@@ -212,8 +220,13 @@ class McpHub:
                         message=(message or "")[:500],
                     )
 
-            result = await server.call(offered.tool, arguments, on_progress=report)
-            return tool_output(result, max_chars=max_chars)
+                report = CoalescedProgress(emit)  # a few a second, the last always shown
+            try:
+                result = await server.call(offered.tool, arguments, on_progress=report)
+            finally:
+                if report is not None:
+                    await report.finish()
+            return tool_output(result, max_chars=max_chars, run_images=run_images)
 
         return Tool.from_schema(
             name=offered.name,

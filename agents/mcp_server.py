@@ -28,6 +28,7 @@ from agents.mcp_health import (
     start_error,
     watch,
 )
+from agents.mcp_lines import DEFAULT_MAX_RESULT_BYTES, RESULT_TOO_LARGE, cut_result
 from agents.mcp_listing import DEFAULT_CAPS, ListingCaps, list_tools, usable_tools
 from agents.mcp_sandbox import NO_SANDBOX, Sandbox
 from agents.mcp_transport import open_client
@@ -50,6 +51,7 @@ class McpServer:
     startup_timeout: float = STARTUP_TIMEOUT_SECONDS
     sandbox: Sandbox = NO_SANDBOX  # where a stdio server's process runs
     caps: ListingCaps = DEFAULT_CAPS  # how many of its tools, how big, are offered
+    max_result_bytes: int = DEFAULT_MAX_RESULT_BYTES  # a stdio message is read no further
     state: ServerState = "stopped"
     error: str = ""  # why it is failed (or last failed)
     listed: list[Any] = field(default_factory=list)  # the server's tools (mcp_types.Tool)
@@ -137,7 +139,9 @@ class McpServer:
         client = None
         try:
             async with AsyncExitStack() as stack:
-                opened = await open_client(self.config, stack, self.sandbox)
+                opened = await open_client(
+                    self.config, stack, self.sandbox, max_bytes=self.max_result_bytes
+                )
                 client = await stack.enter_async_context(opened)
                 listed = await list_tools(client, self.caps)
                 self._client, self.listed = client, listed.tools
@@ -222,6 +226,8 @@ class McpServer:
             self._in_background(self._probe(client))
             raise
         except MCPError as error:
+            if error.code == RESULT_TOO_LARGE:
+                return cut_result(error)  # its beginning, the cut noted to the model
             if client in self._hung:
                 raise ToolError(hung_message(self.config)) from None
             if error.code == CONNECTION_CLOSED or await session_gone(self.config, client):

@@ -1,6 +1,7 @@
 """How Oracle reaches an MCP server: the SDK's client for its transport (a process it
-starts over stdio, in its sandbox when there is one; Streamable HTTP or SSE), and what
-a stdio server gets of Oracle's environment."""
+starts over stdio, in its sandbox when there is one, its output read no further than
+ORACLE_TOOL_RESULT_MAX_BYTES a message by `agents.mcp_stdio`; Streamable HTTP or SSE),
+and what a stdio server gets of Oracle's environment."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from contextlib import AsyncExitStack
 from typing import Any
 
 from agents.mcp_config import McpServerConfig
+from agents.mcp_lines import DEFAULT_MAX_RESULT_BYTES
 from agents.mcp_sandbox import NO_SANDBOX, Sandbox
 
 # What a stdio server gets of Oracle's environment: enough to find programs and a home,
@@ -24,12 +26,19 @@ def child_environment(config: McpServerConfig) -> dict[str, str]:
 
 
 async def open_client(
-    config: McpServerConfig, stack: AsyncExitStack, sandbox: Sandbox = NO_SANDBOX
+    config: McpServerConfig,
+    stack: AsyncExitStack,
+    sandbox: Sandbox = NO_SANDBOX,
+    *,
+    max_bytes: int = DEFAULT_MAX_RESULT_BYTES,
 ) -> Any:
     """The SDK's client for `config`'s transport, not yet entered; an HTTP client it
-    needs is entered on `stack`, and a stdio server is started in `sandbox`."""
+    needs is entered on `stack`, a stdio server is started in `sandbox`, and no message
+    of a stdio server is read past `max_bytes`."""
     from mcp import Client
-    from mcp.client.stdio import StdioServerParameters, stdio_client
+    from mcp.client.stdio import StdioServerParameters
+
+    from agents.mcp_stdio import bounded_stdio_client
 
     info = client_info()
     if config.transport == "stdio":
@@ -41,7 +50,8 @@ async def open_client(
         # The server's stderr goes to the process's own (a worker's log). Not sys.stderr:
         # Celery replaces it with a logging proxy, which has no file to hand a child.
         errlog = sys.__stderr__ if sys.__stderr__ is not None else sys.stderr
-        return Client(stdio_client(params, errlog=errlog), client_info=info)
+        transport = bounded_stdio_client(params, errlog, max_bytes=max_bytes)
+        return Client(transport, client_info=info)
     import httpx2
 
     http = await stack.enter_async_context(

@@ -21,6 +21,7 @@ from oracle import content_security
 from oracle.celery_config import *  # noqa: F403 (Celery's fixed settings)
 from oracle.connections import celery_url, database, redis_url
 from oracle.logs import logging_config
+from oracle.mcp_bytes import tool_result_max_bytes
 from oracle.mcp_caps import mcp_caps
 from oracle.model_windows import model_windows
 from oracle.operator_limits import call_bounds, hard_limits
@@ -187,6 +188,7 @@ ORACLE_MCP_SANDBOX = env.str("ORACLE_MCP_SANDBOX", default="auto")
 ORACLE_TOOL_RESULT_MAX_CHARS = env.int("ORACLE_TOOL_RESULT_MAX_CHARS", default=100_000)
 if ORACLE_TOOL_RESULT_MAX_CHARS < 100:
     raise ImproperlyConfigured("ORACLE_TOOL_RESULT_MAX_CHARS must be at least 100.")
+ORACLE_TOOL_RESULT_MAX_BYTES = tool_result_max_bytes(env)  # a message read no further
 
 # --- Serving -------------------------------------------------------------------
 ORACLE_HOST = env.str("ORACLE_HOST", default="127.0.0.1")

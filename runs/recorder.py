@@ -98,8 +98,12 @@ class RunRecorder:
             return
         kind = event["type"]
         data = {k: v for k, v in event.items() if k not in ("type", "seq")}
-        if kind == EventType.ASSISTANT_DELTA and self.pending and self.pending[-1]["type"] == kind:
-            self.pending[-1]["text"] += data["text"]  # coalesce a burst of tokens
+        last = self.pending[-1] if self.pending else {}
+        same = (last.get("type"), last.get("id")) == (kind, data.get("id"))
+        if kind == EventType.ASSISTANT_DELTA and same:
+            last["text"] += data["text"]  # coalesce a burst of tokens
+        elif kind == EventType.TOOL_PROGRESS and same:
+            last.update(data)  # a call's progress: only its latest of a tick is stored, sent
         else:
             self.seq += 1
             self.pending.append({"type": kind, "seq": self.seq, **data})

@@ -47,6 +47,7 @@ def new_hub(only: Collection[str] | None = None) -> McpHub:
         servers,
         max_result_chars=settings.ORACLE_TOOL_RESULT_MAX_CHARS,
         max_result_bytes=settings.ORACLE_TOOL_RESULT_MAX_BYTES,
+        max_result_bytes=settings.ORACLE_TOOL_RESULT_MAX_BYTES,
         reserved=frozenset(builtin_names()),
         sandbox=configured_sandbox()[0] if started else NO_SANDBOX,
         caps=ListingCaps(

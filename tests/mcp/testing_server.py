@@ -191,6 +191,22 @@ def picture() -> list[Any]:
     ]
 
 
+@server.tool(structured_output=False, annotations=READ_ONLY)
+def pictures(count: int, size: int) -> list[Any]:
+    """This many pictures of about `size` bytes each (the picture, padded after its end)."""
+    padded = PICTURE_PNG + b"\0" * max(0, size - len(PICTURE_PNG))
+    data = base64.b64encode(padded).decode()
+    return [ImageContent(type="image", data=data, mime_type="image/png")] * count
+
+
+@server.tool(annotations=READ_ONLY)
+async def storm(count: int, ctx: Context) -> str:
+    """Report progress this many times, as fast as it can, then answer."""
+    for done in range(1, count + 1):
+        await ctx.report_progress(done, count, f"{done} of {count}")
+    return f"reported {count} times"
+
+
 @server.tool(annotations=READ_ONLY)
 def pid() -> int:
     """This server's process id."""
