@@ -1,5 +1,5 @@
 """How Oracle finds that an MCP server it holds is gone or hung, and says so (and why
-one would not start).
+one would not start); how a connection's owner is ended.
 
 Gone: a stdio server's process exited (killed, crashed). The SDK marks the connection
 closed when the server's output ends; `watch` notices within a fraction of a second,
@@ -131,3 +131,14 @@ def start_error(config: McpServerConfig, sandbox: Sandbox, error: BaseException)
     if config.transport != "stdio" and is_connect_error(inner):
         return f"nothing answers at {config.where} ({describe_error(inner)})"
     return config.without_secrets(describe_error(error))
+
+
+async def end_owner(owner: asyncio.Task[None], closing: asyncio.Event) -> None:
+    """Ask an owner to leave its client (the process ends), cancelling it if it won't."""
+    closing.set()
+    with contextlib.suppress(BaseException):
+        await asyncio.wait_for(asyncio.shield(owner), 5.0)
+    if not owner.done():
+        owner.cancel()
+        with contextlib.suppress(BaseException):
+            await asyncio.wait_for(owner, 5.0)

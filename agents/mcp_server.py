@@ -20,6 +20,7 @@ from agents.mcp_errors import CONNECTION_CLOSED, ServerUnavailable, describe_err
 from agents.mcp_health import (
     HANG_GRACE_SECONDS,
     answers,
+    end_owner,
     gone_reason,
     hung_message,
     hung_reason,
@@ -71,6 +72,7 @@ class McpServer:
     hang_grace: float = HANG_GRACE_SECONDS  # see agents.mcp_health
     _background: set[asyncio.Task[None]] = field(default_factory=set)  # probes, old owners
     _hung: deque[Any] = field(default_factory=lambda: deque(maxlen=4))  # clients dropped
+    _probing: asyncio.Task[None] | None = None  # the last probe after a cut call
 
     def _set(self, state: ServerState, error: str | None = None) -> None:
         """Change the state (and its reason, when given), telling `on_change`."""
@@ -175,18 +177,19 @@ class McpServer:
     async def _stop_owner(self) -> None:
         owner, self._owner = self._owner, None
         if owner is not None and self._closing is not None:
-            await _end(owner, self._closing)
+            await end_owner(owner, self._closing)
 
     def _drop_owner(self) -> None:
         """End the owner in the background: a hung process takes seconds to kill."""
         owner, self._owner = self._owner, None
         if owner is not None and self._closing is not None:
-            self._in_background(_end(owner, self._closing))
+            self._in_background(end_owner(owner, self._closing))
 
-    def _in_background(self, work: Coroutine[Any, Any, None]) -> None:
+    def _in_background(self, work: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
         task = asyncio.get_running_loop().create_task(work)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
+        return task
 
     async def close(self) -> None:
         """Close the connection (a stdio server's process ends, a hung one's too)."""
@@ -208,6 +211,9 @@ class McpServer:
         from mcp.shared.exceptions import MCPError
 
         await self.connect()
+        if self._probing is not None and not self._probing.done():
+            await asyncio.shield(self._probing)  # whether a call cut short hung it, first
+            await self.connect()
         client = self._client
         timeout = self.config.timeout_seconds
         self.calls += 1
@@ -217,13 +223,13 @@ class McpServer:
                     tool, dict(arguments), progress_callback=_progress(on_progress)
                 )
         except TimeoutError:
-            self._in_background(self._probe(client))
+            self._probing = self._in_background(self._probe(client))
             raise ToolError(
                 f"the MCP server {self.name!r} did not answer within {timeout:g} s "
                 "(its timeout_seconds); the call was cancelled"
             ) from None
         except asyncio.CancelledError:
-            self._in_background(self._probe(client))
+            self._probing = self._in_background(self._probe(client))
             raise
         except MCPError as error:
             if error.code == RESULT_TOO_LARGE:
@@ -277,17 +283,6 @@ class McpServer:
             if self._client is client and client is not None:
                 await self._stop_owner()
                 self._set("stopped")
-
-
-async def _end(owner: asyncio.Task[None], closing: asyncio.Event) -> None:
-    """Ask an owner to leave its client (the process ends), cancelling it if it won't."""
-    closing.set()
-    with contextlib.suppress(BaseException):
-        await asyncio.wait_for(asyncio.shield(owner), 5.0)
-    if not owner.done():
-        owner.cancel()
-        with contextlib.suppress(BaseException):
-            await asyncio.wait_for(owner, 5.0)
 
 
 def _progress(
