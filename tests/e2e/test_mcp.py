@@ -254,7 +254,7 @@ def server_processes(text: str) -> list[str]:
     ]
 
 
-def testing_server_pid(stack: OracleStack) -> int:
+def stack_testing_server_pid(stack: OracleStack) -> int:
     """The stack's testing server's pid as this machine knows it (the pid it reports is
     its sandbox's own)."""
     workers = {worker.pid for worker in stack.workers.values()}
@@ -277,9 +277,9 @@ def test_a_server_killed_between_calls_is_started_again(
     client: httpx.Client, fake_provider: FakeServer, mcp_stack: OracleStack
 ) -> None:
     pid_of_testing_server(client, fake_provider)
-    first = testing_server_pid(mcp_stack)
+    first = stack_testing_server_pid(mcp_stack)
     pid_of_testing_server(client, fake_provider)
-    assert testing_server_pid(mcp_stack) == first  # one process, every run
+    assert stack_testing_server_pid(mcp_stack) == first  # one process, every run
     os.kill(first, signal.SIGKILL)
     time.sleep(0.5)
 
@@ -290,7 +290,7 @@ def test_a_server_killed_between_calls_is_started_again(
     (step,) = tool_messages(client, conversation)
     assert run["reason"] == "completed"
     assert step["metadata"]["ok"] is True
-    assert testing_server_pid(mcp_stack) != first
+    assert stack_testing_server_pid(mcp_stack) != first
 
 
 def test_a_servers_environment_holds_none_of_oracles_secrets(
