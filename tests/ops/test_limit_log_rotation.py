@@ -27,6 +27,7 @@ def _write(folder: str, writer: int) -> None:
         {
             "version": 1,
             "formatters": settings.LOGGING["formatters"],
+            "filters": settings.LOGGING.get("filters", {}),  # the handler's, by name
             "handlers": {"file": handler},
             "loggers": {"rotation": {"handlers": ["file"], "level": "INFO"}},
         }
