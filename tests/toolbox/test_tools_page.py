@@ -195,7 +195,7 @@ BROKEN_FILES = {
     ),
     "a bad approval": (
         json.dumps({"mcpServers": {"time": {**SERVERS["time"], "approval": "sometimes"}}}),
-        "MCP server 'time': approval must be \"auto\", \"never\" or \"always\", not 'sometimes'",
+        'MCP server \'time\': approval must be "auto", "never" or "always", not \'sometimes\'',
     ),
 }
 
