@@ -51,7 +51,11 @@ def grants(*, user: Any) -> list[dict[str, Any]]:
 def revoke(*, user: Any, conversation: object, server: object, tool: object) -> None:
     """Take back `user`'s grants of the server's tool in the conversation: its calls
     there ask again. `UnknownGrant` when there is none."""
-    if not all(isinstance(value, str) and value for value in (conversation, server, tool)):
+    if not (
+        isinstance(conversation, str) and conversation
+        and isinstance(server, str) and server
+        and isinstance(tool, str) and tool
+    ):  # fmt: skip
         raise UnknownGrant("Name the conversation, the server and the tool of the grant.")
     with transaction.atomic():
         try:

@@ -42,7 +42,7 @@ def choose_with_the_keyboard(page: Any, path: Path) -> None:
     expect(page.locator("#attach-button")).to_be_focused()
     page.evaluate(WATCH_CHOOSER)
     page.keyboard.press("Enter")
-    page.wait_for_function("window.chooserAsked")
+    page.wait_for_function("() => window.chooserAsked")
     page.set_input_files("#attach-file", str(path))
 
 

@@ -187,7 +187,7 @@ def test_the_pages_work_under_the_policy_and_nothing_is_refused(
     # The watch sees a refusal: a script put in the page by hand does not run.
     with pytest.raises(Error, match="violates the following Content Security Policy"):
         page.add_script_tag(content="window.__ran = true")
-    page.wait_for_function("window.__refused.length > 0")
+    page.wait_for_function("() => window.__refused.length > 0")
     assert page.evaluate("window.__ran === undefined")
     assert "script-src-elem refused inline" in walk.refused()[0]
 
@@ -213,6 +213,6 @@ def test_a_tool_picture_from_elsewhere_is_not_loaded(page: Any, ready: OracleSta
         [data],
     )
 
-    page.wait_for_function("window.__refused.length > 0")
+    page.wait_for_function("() => window.__refused.length > 0")
     assert walk.refused() == [walk.refused()[0]]
     assert "img-src refused https://example.com/pixel.png" in walk.refused()[0]

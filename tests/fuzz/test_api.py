@@ -87,6 +87,16 @@ ENDPOINTS: dict[str, dict[str, Method]] = {
     },
     "api/runs/<str:run_id>/deny/": {"POST": Method(30, json_body(call_id=st.text(max_size=20)))},
     "api/tools/": {"GET": Method(10)},
+    "api/tools/grants/revoke/": {
+        "POST": Method(
+            30,
+            json_body(
+                conversation=st.text(max_size=40),
+                server=st.text(max_size=40),
+                tool=st.text(max_size=40),
+            ),
+        )
+    },
     "api/documents/": {"GET": Method(10), "POST": Method(60, UPLOAD_BODY)},
     "api/documents/<str:document_id>/": {"GET": Method(15), "DELETE": Method(20)},
     "api/settings/": {"GET": Method(10), "PATCH": Method(40, SETTINGS_BODY)},
