@@ -1,7 +1,8 @@
 """How Oracle reaches an MCP server: the SDK's client for its transport (a process it
-starts over stdio, in its sandbox when there is one, its output read no further than
-ORACLE_TOOL_RESULT_MAX_BYTES a message by `agents.mcp_stdio`; Streamable HTTP or SSE),
-and what a stdio server gets of Oracle's environment."""
+starts over stdio, in its sandbox when there is one; Streamable HTTP or SSE), each
+message of its answers read no further than ORACLE_TOOL_RESULT_MAX_BYTES (a stdio
+server's by `agents.mcp_stdio`, a remote one's by `agents.mcp_http_bytes`), and what a
+stdio server gets of Oracle's environment."""
 
 from __future__ import annotations
 
@@ -34,7 +35,8 @@ async def open_client(
 ) -> Any:
     """The SDK's client for `config`'s transport, not yet entered; an HTTP client it
     needs is entered on `stack`, a stdio server is started in `sandbox`, and no message
-    of a stdio server is read past `max_bytes`."""
+    of a server is read past `max_bytes` (an old SSE server's past 960 KiB either: the
+    SDK reads no event past 1 MiB)."""
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters
 
@@ -54,17 +56,33 @@ async def open_client(
         return Client(transport, client_info=info)
     import httpx2
 
-    http = await stack.enter_async_context(
-        httpx2.AsyncClient(headers=config.headers, timeout=httpx2.Timeout(30.0, read=300.0))
-    )
+    from agents.mcp_http_bytes import BoundedTransport, sse_cap
+
     if config.transport == "sse":
         from mcp.client.sse import sse_client
 
-        transport = sse_client(config.url, headers=config.headers)
+        def bounded_client(**options: Any) -> httpx2.AsyncClient:
+            return httpx2.AsyncClient(transport=BoundedTransport(sse_cap(max_bytes)), **options)
+
+        transport = sse_client(
+            config.url, headers=config.headers, httpx_client_factory=bounded_client
+        )
         return Client(transport, client_info=info, mode="legacy")
     from mcp.client.streamable_http import streamable_http_client
 
-    return Client(streamable_http_client(config.url, http_client=http), client_info=info)
+    http = await stack.enter_async_context(
+        httpx2.AsyncClient(
+            headers=config.headers,
+            timeout=httpx2.Timeout(30.0, read=300.0),
+            transport=BoundedTransport(max_bytes),
+        )
+    )
+    # Oracle's transport bounds each event; the SDK's own limit (1 MiB) would end the
+    # stream as if the connection were lost, so it only backs Oracle's up.
+    transport = streamable_http_client(
+        config.url, http_client=http, max_sse_event_size=2 * max_bytes + 64 * 1024
+    )
+    return Client(transport, client_info=info)
 
 
 def client_info() -> Any:
