@@ -10,6 +10,7 @@ the old SSE transport (every answer an event of one long stream). Its `huge` ret
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import socket
 import subprocess
@@ -23,6 +24,7 @@ import pytest_asyncio
 
 from agents.mcp import McpHub
 from agents.mcp_config import parse_mcp_config
+from agents.mcp_lines import RESULT_TOO_LARGE
 from agents.testing.scripted import Call, Reply
 from agents.tools import ToolRegistry
 from tests import processes
@@ -159,3 +161,74 @@ async def test_other_servers_calls_go_on_while_a_big_answer_is_cut(hub):
 
     assert NOTE in (await big).content
     assert slowest < 0.5, f"a small call took {slowest * 1000:.0f} ms"
+
+
+# --- a shared stream (the old SSE transport's), against the events other servers write ---
+
+
+async def read_events(stream: bytes, cap: int = 1 << 20) -> list[Any]:
+    """The SSE events the SDK's parser gets of `stream` (a GET, no call of its own)
+    through Oracle's transport, cut at `cap`."""
+    import httpx2
+
+    from agents.mcp_http_bytes import BoundedTransport
+
+    def serve(request: httpx2.Request) -> httpx2.Response:
+        chunks = [stream[at : at + 65536] for at in range(0, len(stream), 65536)]
+        return httpx2.Response(
+            200, headers={"content-type": "text/event-stream"}, stream=Chunks(chunks)
+        )
+
+    transport = BoundedTransport(cap, inner=httpx2.MockTransport(serve))
+    async with (
+        httpx2.AsyncClient(transport=transport) as client,
+        client.stream("GET", "http://server/sse") as response,
+    ):
+        return [sse async for sse in httpx2.EventSource(response, max_event_size=None)]
+
+
+class Chunks:
+    def __init__(self, chunks: list[bytes]) -> None:
+        self.chunks = chunks
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for chunk in self.chunks:
+            yield chunk
+
+    async def aclose(self) -> None:
+        pass
+
+
+def event(data: bytes) -> bytes:
+    return b"event: message\r\ndata: " + data + b"\r\n\r\n"
+
+
+async def test_an_answer_whose_id_comes_last_is_cut_and_matched_and_the_stream_goes_on():
+    big = b'{"result":{"content":[{"type":"text","text":"' + b"y" * 3_000_000 + b'"}]},'
+    stream = event(big + b'"jsonrpc":"2.0","id":5}') + event(b'{"jsonrpc":"2.0","id":4}')
+
+    cut, after = await read_events(stream)
+
+    answer = json.loads(cut.data)
+    assert answer["id"] == 5 and answer["error"]["code"] == RESULT_TOO_LARGE
+    (block,) = answer["error"]["data"]["content"]
+    assert block["text"].startswith("yyy") and len(block["text"]) < 1 << 20
+    assert json.loads(after.data) == {"jsonrpc": "2.0", "id": 4}
+
+
+async def test_a_notice_over_the_cap_is_dropped_and_reading_goes_on():
+    notice = b'{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"'
+    stream = event(notice + b"n" * 3_000_000 + b'"}}') + event(b'{"jsonrpc":"2.0","id":1}')
+
+    (after,) = await read_events(stream)
+
+    assert json.loads(after.data) == {"jsonrpc": "2.0", "id": 1}
+
+
+async def test_a_cut_answer_whose_call_cannot_be_told_ends_the_stream():
+    from agents.mcp_http_bytes import UnknownCut
+
+    stream = event(b'{"result":{"content":[{"type":"text","text":"' + b"q" * 3_000_000 + b'"}]}}')
+
+    with pytest.raises(UnknownCut, match="its connection is ended and made again"):
+        await read_events(stream)
