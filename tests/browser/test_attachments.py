@@ -168,7 +168,7 @@ def test_an_attached_image_is_sent_and_the_offline_model_says_it_cannot_see_it(
     chip = page.locator(".attachment-chip:not(.pending)", has_text="field")
     expect(chip).to_be_visible()
     expect(chip.locator("img.attachment-thumb")).to_be_visible()
-    page.wait_for_function(f"({LOADED})(document.querySelector('.attachment-thumb'))")
+    page.wait_for_function(f"() => ({LOADED})(document.querySelector('.attachment-thumb'))")
     for folder, look in each_look(page, tmp_path):
         page.screenshot(path=str(folder / f"attach-image-composer-{look}.png"))
 

@@ -234,9 +234,9 @@ def _add_line(path: str, line: str) -> None:
 
 
 def mark(text: str) -> str:
-    """Write the text in this server's marker file (a tool that acts)."""
+    """Write the text in this server's marker file (a tool that acts), with the time."""
     with open(os.environ["ORACLE_TEST_MARK_FILE"], "a") as out:
-        out.write(text + "\n")
+        out.write(f"{text}\t{time.time():.6f}\n")
     return f"marked {text}"
 
 
