@@ -53,7 +53,7 @@ from agents.mcp_server import McpServer as McpServer
 from agents.mcp_server import ServerState as ServerState
 from agents.mcp_transport import BASE_ENVIRONMENT as BASE_ENVIRONMENT
 from agents.mcp_transport import child_environment as child_environment
-from agents.tools import Tool, ToolError, ToolOutput
+from agents.tools import Refusal, Tool, ToolOutput, ToolRefused
 
 
 @dataclass(frozen=True)
@@ -242,7 +242,8 @@ class McpHub:
 
 def count_call(counts: dict[str, int], offered: McpTool, limits: dict[str, int]) -> None:
     """Count a call of `offered` in its run (`counts`, kept in the run's state), or refuse
-    it with a `ToolError` when its server's `max_calls_per_run` is reached."""
+    it (`ToolRefused`, for the model and the limit log) when its server's
+    `max_calls_per_run` is reached."""
     keys = {ALL_TOOLS: f"{offered.server}/", offered.tool: f"{offered.server}/{offered.tool}"}
     for limit_of, key in keys.items():
         limit = limits.get(limit_of)
@@ -252,10 +253,11 @@ def count_call(counts: dict[str, int], offered: McpTool, limits: dict[str, int])
                 if limit_of == ALL_TOOLS
                 else f"the tool {offered.name!r}"
             )
-            raise ToolError(
+            raise ToolRefused(
                 f"Not run: this run has called {what} {limit} time(s), the most its "
                 "operator allows in one run (max_calls_per_run). Answer with what you "
-                "have, or use another tool."
+                "have, or use another tool.",
+                Refusal("max_calls_per_run", "mcp_calls", counts.get(key, 0), limit),
             )
     for limit_of, key in keys.items():
         if limit_of in limits:

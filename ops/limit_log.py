@@ -17,7 +17,8 @@ Limit events are:
   counters its own);
 - `tool.refused`: a tool call refused before it ran at one of the operator's bounds
   (`agents.config.CallBounds`), its `tool` named, with the `reason`
-  (`arguments_too_large`, `subagents_per_run`, `subagent_depth`, `subagents_at_once`)
+  (`arguments_too_large`, `max_calls_per_run`, `subagents_per_run`, `subagent_depth`,
+  `subagents_at_once`)
   and the `metric`, `value` and `limit` it passed (a helper's own refused calls too);
 - the model's context window: `context.compacted` (a request shortened to fit it,
   with its `model`, `window`, tokens `before` and `after`, whether older turns were

@@ -150,6 +150,11 @@ def test_max_calls_per_run_refuses_the_third_call_and_the_run_answers(ask, serve
         "2 time(s), the most its operator allows in one run (max_calls_per_run)"
         in (third["content"])
     )
+    # Counted in the log as a refusal at the operator's bound.
+    (refused,) = run.of_type("tool.refused")
+    assert (refused["id"], refused["reason"], refused["value"], refused["limit"]) == (
+        third["id"], "max_calls_per_run", 2, 2,
+    )  # fmt: skip
     # The model was told, and answered.
     assert "max_calls_per_run" in json.dumps(server.requests[-1]["messages"])
     assert "Noon." in json.dumps(run.of_type("assistant.message")[-1])
