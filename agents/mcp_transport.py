@@ -61,8 +61,17 @@ async def open_client(
     if config.transport == "sse":
         from mcp.client.sse import sse_client
 
-        def bounded_client(**options: Any) -> httpx2.AsyncClient:
-            return httpx2.AsyncClient(transport=BoundedTransport(sse_cap(max_bytes)), **options)
+        def bounded_client(
+            headers: dict[str, str] | None = None,
+            timeout: httpx2.Timeout | None = None,
+            auth: httpx2.Auth | None = None,
+        ) -> httpx2.AsyncClient:
+            return httpx2.AsyncClient(
+                headers=headers,
+                timeout=timeout if timeout is not None else httpx2.Timeout(30.0, read=300.0),
+                auth=auth,
+                transport=BoundedTransport(sse_cap(max_bytes)),
+            )
 
         transport = sse_client(
             config.url, headers=config.headers, httpx_client_factory=bounded_client

@@ -1,7 +1,8 @@
 """Big MCP results: what one costs the process that reads it, and every other run on its
-event loop, through the SDK's own stdio reader and through Oracle's bounded one.
+event loop, through the SDK's own stdio reader and through Oracle's bounded one, and over
+Streamable HTTP through the SDK's client alone and through Oracle's bounded transport.
 
-Run: `python bench/mcp_bytes.py [--sizes 30,80] [--timeout 15] [--after 10]`.
+Run: `python bench/mcp_bytes.py [--sizes 30,80] [--timeout 15] [--after 10] [--http]`.
 
 For each size (MB of text, the testing server's `huge`, `tests/mcp/testing_server.py`)
 and each reader, in a fresh process: two testing servers over stdio; one call of `huge`
@@ -11,7 +12,10 @@ loop's lag: how late it wakes) and the other server's `echo` is called every 0.1
 here). Figures: the big call's wall time and outcome, the process's peak memory growth
 (VmHWM, reset before the call), its CPU seconds, the worst loop lag, the slowest `echo`
 during and after. "SDK" is `mcp.Client` over `mcp.client.stdio.stdio_client`; "Oracle" is
-an `McpHub` (ORACLE_TOOL_RESULT_MAX_BYTES at its default, 4 MiB).
+an `McpHub` (ORACLE_TOOL_RESULT_MAX_BYTES at its default, 4 MiB). With `--http`, two more
+readers: the big server is the testing server over Streamable HTTP (a JSON answer, the
+SDK server's default for a tool that says nothing first): "SDK alone, HTTP" is `mcp.Client`
+over `streamable_http_client`, "Oracle, HTTP" an `McpHub` (`agents/mcp_http_bytes.py`).
 
 Then a storm: the testing server's `storm` sends 5,000 progress notices; the figure is
 how many reach the run as `tool.progress` events through Oracle (at most four a second).
@@ -59,9 +63,11 @@ async def measure(reader: str, size_mb: int, ceiling: float, after: float) -> di
 
     servers = {"big": {**mcp_testing_server(), "timeout_seconds": ceiling}}
     servers["small"] = mcp_testing_server()
-    config = parse_mcp_config({"mcpServers": servers})
     async with AsyncExitStack() as stack:
-        if reader == "oracle":
+        if reader.endswith("http"):
+            servers["big"] = {"url": serve_http(stack), "timeout_seconds": ceiling}
+        config = parse_mcp_config({"mcpServers": servers})
+        if reader.startswith("oracle"):
             hub = McpHub(config.servers)
             await hub.start()
             stack.push_async_callback(hub.close)
@@ -78,7 +84,15 @@ async def measure(reader: str, size_mb: int, ceiling: float, after: float) -> di
             from mcp.client.stdio import StdioServerParameters, stdio_client
 
             clients = {}
+            if reader == "sdk-http":
+                from mcp.client.streamable_http import streamable_http_client
+
+                clients["big"] = await stack.enter_async_context(
+                    Client(streamable_http_client(servers["big"]["url"]))
+                )
             for server in config.servers:
+                if server.name in clients:
+                    continue
                 params = StdioServerParameters(
                     command=server.command, args=list(server.args), env=server.env
                 )
@@ -134,6 +148,31 @@ async def measure(reader: str, size_mb: int, ceiling: float, after: float) -> di
         }
 
 
+def serve_http(stack: Any) -> str:
+    """Our testing server over Streamable HTTP, ended with `stack`: its address."""
+    import os
+    import socket
+
+    from tests.mcp.served import free_port
+
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tests.mcp.testing_server", "--http", str(port)],
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    stack.callback(server.wait, 10)
+    stack.callback(server.terminate)
+    deadline = time.monotonic() + 30
+    while True:
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                break
+        assert time.monotonic() < deadline, "the testing server did not listen"
+        time.sleep(0.1)
+    return f"http://127.0.0.1:{port}/mcp"
+
+
 async def storm(count: int) -> int:
     """How many `tool.progress` events a run gets of `count` notices, through Oracle."""
     from agents.config import AgentConfig
@@ -167,6 +206,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="30,80", help="MB of text, comma-separated")
     parser.add_argument("--timeout", type=float, default=15.0)
     parser.add_argument("--after", type=float, default=10.0)
+    parser.add_argument("--http", action="store_true", help="also over Streamable HTTP")
     parser.add_argument("--one", help=argparse.SUPPRESS)  # reader:size, in a child
     options = parser.parse_args()
     if options.one:
@@ -180,14 +220,16 @@ def main() -> None:
     )
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for size in (int(s) for s in options.sizes.split(",")):
-        for reader in ("sdk", "oracle"):
+        for reader in ("sdk", "oracle", "sdk-http", "oracle-http")[: 4 if options.http else 2]:
             child = subprocess.run(
                 [sys.executable, __file__, "--one", f"{reader}:{size}",
                  "--timeout", str(options.timeout), "--after", str(options.after)],
                 capture_output=True, text=True, check=True, cwd=ROOT,
             )  # fmt: skip
             f = json.loads(child.stdout.strip().splitlines()[-1])
-            name = "SDK alone" if reader == "sdk" else "Oracle"
+            name = ("SDK alone" if reader.startswith("sdk") else "Oracle") + (
+                ", HTTP" if reader.endswith("http") else ""
+            )
             print(
                 f"| {name} | {size} MB | {f['seconds']} s | {f['outcome']} | "
                 f"{f['grew_mb']} MB | {f['cpu_s']} s | {f['lag_ms']} ms | "
