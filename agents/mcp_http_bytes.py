@@ -33,11 +33,11 @@ from agents.mcp_lines import (
     CANCELLED_KEPT,
     HEAD_BYTES,
     HEAD_ID,
-    RESULT_TOO_LARGE,
     TAIL_BYTES,
     TAIL_ID,
     Head,
     _id,
+    cut_error,
     read_head,
 )
 
@@ -205,17 +205,7 @@ class Body(httpx2.AsyncByteStream):
 def cut_answer(request: str | int, head: Head, max_bytes: int) -> bytes:
     """The JSON-RPC error a cut answer to the call `request` is (as `agents.mcp_lines`
     makes it for a stdio server): the content its beginning holds, how much was read."""
-    from mcp_types import ErrorData, JSONRPCError
-
-    error = ErrorData(
-        code=RESULT_TOO_LARGE,
-        message=(
-            f"the answer was larger than {max_bytes:,} bytes "
-            "(ORACLE_TOOL_RESULT_MAX_BYTES); Oracle stopped reading it there"
-        ),
-        data={"content": head.content, "read": max_bytes},
-    )
-    message = JSONRPCError(jsonrpc="2.0", id=request, error=error)
+    message = cut_error(request, head, max_bytes)
     return message.model_dump_json(by_alias=True, exclude_unset=True).encode()
 
 

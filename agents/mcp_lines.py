@@ -181,18 +181,9 @@ class Lines:
     async def _answer_cut(self, request: str | int, head: Head, deliver: Deliver) -> None:
         """Answer the call `request` with the error a cut result is (see `cut_result`)."""
         from mcp.shared.message import SessionMessage
-        from mcp_types import ErrorData, JSONRPCError
 
         self.waiting.discard(str(request))
-        error = ErrorData(
-            code=RESULT_TOO_LARGE,
-            message=(
-                f"the answer was larger than {self.max_bytes:,} bytes "
-                "(ORACLE_TOOL_RESULT_MAX_BYTES); Oracle stopped reading it there"
-            ),
-            data={"content": head.content, "read": self.max_bytes},
-        )
-        await deliver(SessionMessage(JSONRPCError(jsonrpc="2.0", id=request, error=error)))
+        await deliver(SessionMessage(cut_error(request, head, self.max_bytes)))
 
     def _is_cancelled(self, request: str | int | None) -> bool:
         return request is not None and str(request) in self.cancelled
@@ -283,3 +274,19 @@ def _id(pattern: re.Pattern[bytes], data: bytes) -> str | int | None:
 def _key_value(key: str) -> str | int:
     """A waiting call's id as the SDK wrote it (its ids are whole numbers)."""
     return int(key) if key.lstrip("-").isdigit() else key
+
+
+def cut_error(request: str | int, head: Head, max_bytes: int) -> Any:
+    """The JSON-RPC error a cut answer to the call `request` is (`mcp_server` makes it a
+    cut result): the content its beginning holds, and how much was read."""
+    from mcp_types import ErrorData, JSONRPCError
+
+    error = ErrorData(
+        code=RESULT_TOO_LARGE,
+        message=(
+            f"the answer was larger than {max_bytes:,} bytes "
+            "(ORACLE_TOOL_RESULT_MAX_BYTES); Oracle stopped reading it there"
+        ),
+        data={"content": head.content, "read": max_bytes},
+    )
+    return JSONRPCError(jsonrpc="2.0", id=request, error=error)
