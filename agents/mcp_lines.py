@@ -25,10 +25,13 @@ import re
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.to_thread
+
+if TYPE_CHECKING:
+    from mcp_types import JSONRPCError
 
 logger = logging.getLogger(__name__)
 
@@ -276,7 +279,7 @@ def _key_value(key: str) -> str | int:
     return int(key) if key.lstrip("-").isdigit() else key
 
 
-def cut_error(request: str | int, head: Head, max_bytes: int) -> Any:
+def cut_error(request: str | int, head: Head, max_bytes: int) -> JSONRPCError:
     """The JSON-RPC error a cut answer to the call `request` is (`mcp_server` makes it a
     cut result): the content its beginning holds, and how much was read."""
     from mcp_types import ErrorData, JSONRPCError
