@@ -41,10 +41,11 @@ def var_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def _env(var_dir: Path, **more: str) -> dict[str, str]:
+def _env(var_dir: Path, **more: str | None) -> dict[str, str]:
     return processes.base_env(
         ORACLE_VAR_DIR=str(var_dir),
         REDIS_URL=settings.REDIS_URL,  # the suite's: no embedded Redis of its own
+        DATABASE_URL=None,  # SQLite in the var folder, also where the suite runs on PostgreSQL
         LITELLM_LOCAL_MODEL_COST_MAP="True",
         **more,
     )
