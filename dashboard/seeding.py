@@ -88,10 +88,13 @@ def _users(wanted: int) -> list[User]:
 
 
 def _when(rng: random.Random, now: datetime, days: int) -> datetime:
-    """A moment in the last `days` days, three times likelier by day than by night."""
+    """A moment in the last `days` days, three times likelier by day than by night. Its
+    tries draw from a generator of their own (seeded by one draw of `rng`), so how many
+    it takes, which hangs on the time of day now, changes nothing else that is seeded."""
+    own = random.Random(rng.random())
     while True:
-        moment = now - timedelta(seconds=rng.uniform(0, days * 86_400))
-        if 8 <= moment.hour < 20 or rng.random() < 1 / 3:
+        moment = now - timedelta(seconds=own.uniform(0, days * 86_400))
+        if 8 <= moment.hour < 20 or own.random() < 1 / 3:
             return moment
 
 
