@@ -5,6 +5,7 @@ the run at once, saying so; the transcript says what was shortened."""
 from __future__ import annotations
 
 import random
+import uuid
 
 WORDS = "owl river stone lantern maple quiet harbor ember violet canyon".split()  # noqa: SIM905
 
@@ -14,11 +15,18 @@ def long_question(words: int) -> str:
     return "Read this: " + " ".join(chosen.choice(WORDS) for _ in range(words))
 
 
+def own_model() -> str:
+    """A model name of the test's own: a window learnt from a refusal is kept in the
+    database per model, and `ask`s on other workers share it (on PostgreSQL)."""
+    return f"openai/fake-{uuid.uuid4().hex[:12]}"
+
+
 def test_a_message_the_window_cannot_hold_ends_the_run_at_once_with_advice(ask, server):
     server.set_script([{"text": "Never asked."}])
+    model = own_model()
 
-    run = ask("--json", long_question(3_000), server=server,
-              ORACLE_MODEL_WINDOWS="openai/fake-model=2000")  # fmt: skip
+    run = ask("--json", long_question(3_000), "--model", model, server=server,
+              ORACLE_MODELS=model, ORACLE_MODEL_WINDOWS=f"{model}=2000")  # fmt: skip
 
     assert run.returncode == 1
     assert run.finished["reason"] == "context_window"
@@ -37,7 +45,9 @@ def test_a_refusal_for_length_is_learnt_from_and_the_answer_comes(ask, server):
     )
     server.window = 6_000
 
-    run = ask("--json", "Read the long text.", "--token-budget", "200000", server=server,
+    model = own_model()
+    run = ask("--json", "Read the long text.", "--token-budget", "200000", "--model", model,
+              server=server, ORACLE_MODELS=model,
               ORACLE_TOOLS="agents.testing.tools.long_text")  # fmt: skip
 
     assert run.returncode == 0, run.stderr
