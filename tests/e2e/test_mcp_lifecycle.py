@@ -47,7 +47,6 @@ def lifecycle_stack(
         folder, ORACLE_MCP_SERVERS=str(config), **processes.model_env(fake_provider)
     )
     oracle.start()
-    oracle.started_at = time.monotonic()  # type: ignore[attr-defined]
     try:
         yield oracle
     finally:
@@ -86,7 +85,6 @@ def host_pids() -> set[int]:
 def test_a_mute_server_delays_no_run_of_a_fresh_worker(
     client: httpx.Client, fake_provider: FakeServer, lifecycle_stack: OracleStack
 ) -> None:
-    began = lifecycle_stack.started_at  # type: ignore[attr-defined]
     fake_provider.set_script([{"text": ["Hello."]}])
     _, early = start_conversation(client, "Hello")  # the worker has just started
     early_run = wait_until_finished(client, early)
@@ -100,7 +98,9 @@ def test_a_mute_server_delays_no_run_of_a_fresh_worker(
     run = wait_until_finished(client, run_id)
 
     assert (run["reason"], run["tool_calls"]) == ("completed", 1)
-    assert time.monotonic() - began < 20  # the mute server's start takes 30 s
+    # Done while the mute server still starts (it fails only at its 30 s start timeout):
+    # no run waited for it. A state, not a stopwatch: a loaded machine is slow, not wrong.
+    assert states(client)["mute"] == "starting"
     assert early_run["reason"] == "completed"
     notices = [e["text"] for e in sse_events(client, early) if e["type"] == "system.notice"]
     assert any("'mute'" in text and "still starting" in text for text in notices)
