@@ -31,6 +31,14 @@ from agents.tool_outcomes import ToolResult as ToolResult
 from agents.tool_threads import in_own_thread as in_own_thread
 
 
+def function_schema(name: str, description: str, parameters: dict[str, Any]) -> dict[str, Any]:
+    """A tool as a request carries it (the OpenAI shape every provider is sent)."""
+    return {
+        "type": "function",
+        "function": {"name": name, "description": description, "parameters": parameters},
+    }
+
+
 @dataclass(frozen=True)
 class Tool:
     """A callable the model may use. Build one with `Tool.from_function`."""
@@ -82,23 +90,16 @@ class Tool:
         tool_name = name or function.__name__
         description = (function.__doc__ or tool_name).strip().split("\n\n")[0]
         description = " ".join(description.split())
-        schema = {
-            "type": "function",
-            "function": {
-                "name": tool_name,
-                "description": description,
-                "parameters": {
-                    "type": "object",
-                    "properties": properties,
-                    "required": required,
-                    "additionalProperties": False,
-                },
-            },
+        parameters = {
+            "type": "object",
+            "properties": properties,
+            "required": required,
+            "additionalProperties": False,
         }
         return cls(
             name=tool_name,
             description=description,
-            schema=schema,
+            schema=function_schema(tool_name, description, parameters),
             function=function,
             params=tuple(params),
             is_async=inspect.iscoroutinefunction(function),
@@ -124,10 +125,7 @@ class Tool:
         return cls(
             name=name,
             description=description,
-            schema={
-                "type": "function",
-                "function": {"name": name, "description": description, "parameters": parameters},
-            },
+            schema=function_schema(name, description, parameters),
             function=function,
             params=(),
             is_async=True,

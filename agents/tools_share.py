@@ -16,14 +16,6 @@ from agents.state import LimitHit, Metric
 Counter = Callable[[Sequence[dict[str, Any]]], int]  # a model's `count_tokens`
 
 
-def function_schema(name: str, description: str, parameters: dict[str, Any]) -> dict[str, Any]:
-    """A tool as a request carries it (the OpenAI shape every provider is sent)."""
-    return {
-        "type": "function",
-        "function": {"name": name, "description": description, "parameters": parameters},
-    }
-
-
 def schemas_tokens(count_tokens: Counter, schemas: Sequence[dict[str, Any]]) -> int:
     """The tokens `schemas` take in each call, as the model counts them (0 for none)."""
     if not schemas:

@@ -180,8 +180,3 @@ def run_approve(*, run: Run, call_id: object = None, always: object = False) -> 
 def run_deny(*, run: Run, call_id: object = None) -> Run:
     """Deny a waiting tool call (or all): the model is told the user declined it."""
     return run_answer_approval(run=run, approved=False, call_id=call_id)
-
-
-def run_stop_paused(*, run: Run) -> Run:
-    """End a paused run with the reason of the limit it paused at."""
-    return requeue(run, "stop", lambda r: r.is_paused)

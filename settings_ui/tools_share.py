@@ -11,7 +11,8 @@ from django.conf import settings
 
 from agents.config import AgentConfig
 from agents.offline_model import OfflineModel
-from agents.tools_share import Counter, function_schema, schemas_tokens
+from agents.tools import function_schema
+from agents.tools_share import Counter, schemas_tokens
 from settings_ui.policy import effective_model
 from settings_ui.selectors import prices_loaded, subagent_types
 

@@ -26,7 +26,6 @@ from runs.control import (
     run_cancel,
     run_continue,
     run_deny,
-    run_stop_paused,
 )
 from runs.errors import InvalidInput, RunConflict
 from runs.queue import ACTIVE
@@ -52,5 +51,4 @@ __all__ = [
     "run_continue",
     "run_deny",
     "run_regenerate",
-    "run_stop_paused",
 ]
