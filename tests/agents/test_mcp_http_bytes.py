@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -29,7 +28,7 @@ from agents.testing.scripted import Call, Reply
 from agents.tools import ToolRegistry
 from tests import processes
 from tests.agents.test_mcp_bytes import LoopLag, peak_megabytes, reset_peak
-from tests.mcp.served import ROOT, free_port
+from tests.mcp.served import ROOT, free_port, listening
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -67,7 +66,7 @@ def served() -> Iterator[dict[str, str]]:
                     stderr=subprocess.DEVNULL,
                 )
             )
-            processes.wait_for(lambda port=port: _answers(port), 60)
+            processes.wait_for(lambda port=port: listening(port), 60)
             path = "sse" if name == "sse" else "mcp"
             addresses[name] = f"http://127.0.0.1:{port}/{path}"
         yield addresses
@@ -75,11 +74,6 @@ def served() -> Iterator[dict[str, str]]:
         for server in started:
             server.terminate()
             server.wait(10)
-
-
-def _answers(port: int) -> bool:
-    with socket.socket() as probe:
-        return probe.connect_ex(("127.0.0.1", port)) == 0
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -28,7 +27,7 @@ from agents.mcp_config import parse_mcp_config
 from agents.testing.scripted import Call, Reply
 from agents.tools import ToolRegistry
 from tests import processes
-from tests.mcp.served import EVERYTHING, NODE, ROOT, free_port, mcp_testing_server
+from tests.mcp.served import EVERYTHING, NODE, ROOT, free_port, listening, mcp_testing_server
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -48,16 +47,11 @@ def testing_over_http(marker: Path) -> Iterator[str]:
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     try:
-        processes.wait_for(lambda: _answers(port), 60)
+        processes.wait_for(lambda: listening(port), 60)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         server.terminate()
         server.wait(10)
-
-
-def _answers(port: int) -> bool:
-    with socket.socket() as probe:
-        return probe.connect_ex(("127.0.0.1", port)) == 0
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")

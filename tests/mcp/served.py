@@ -39,6 +39,12 @@ def mcp_testing_server(*args: str, **keys: object) -> dict[str, object]:
     }
 
 
+def listening(port: int) -> bool:
+    """Whether something on this machine takes connections on `port`."""
+    with socket.socket() as probe:
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
